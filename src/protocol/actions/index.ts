@@ -1,0 +1,17 @@
+import type { Static } from '@sinclair/typebox';
+import { sessionActions } from './session.js';
+
+/** Every action of the wire protocol, by name. */
+export const actionSpecs = {
+  ...sessionActions,
+} as const;
+
+export type ActionName = keyof typeof actionSpecs;
+export type ActionInput<K extends ActionName> = Static<(typeof actionSpecs)[K]['input']>;
+export type ActionOutput<K extends ActionName> = Static<(typeof actionSpecs)[K]['output']>;
+
+export const actionNames = Object.keys(actionSpecs) as ActionName[];
+
+export function isActionName(name: string): name is ActionName {
+  return Object.prototype.hasOwnProperty.call(actionSpecs, name);
+}

@@ -1,0 +1,99 @@
+/**
+ * The wire envelope: HTTP body = standard base64 of a Fernet token of UTF-8 JSON
+ * (so a body always starts with `Z0FBQUFB`). A bare Fernet token (starting `gAAAAA`) is also accepted.
+ */
+import { randomBytes } from 'node:crypto';
+import { decodeBase64 } from './base64.js';
+import { fernetDecrypt, fernetEncrypt, parseFernetKey } from './fernet.js';
+import type { FernetFailure, FernetKey } from './fernet.js';
+
+export interface Keyring {
+  /** Every key that may decrypt; the first one encrypts. Never empty. */
+  readonly keys: readonly [FernetKey, ...FernetKey[]];
+}
+
+/**
+ * Parses `--secret`: one Fernet key, or several separated by `;` for rotation.
+ * Returns null when any part is not a key.
+ */
+export function parseKeyring(text: string): Keyring | null {
+  const parts = text
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const keys: FernetKey[] = [];
+  for (const part of parts) {
+    const key = parseFernetKey(part);
+    if (key === null) return null;
+    keys.push(key);
+  }
+  const [first, ...rest] = keys;
+  return first === undefined ? null : { keys: [first, ...rest] };
+}
+
+export interface SealOptions {
+  /** Milliseconds since the epoch, written into the token. */
+  readonly nowMs?: number;
+  /** 16 bytes; random when omitted. */
+  readonly iv?: Uint8Array;
+}
+
+/** JSON → Fernet → standard base64: the HTTP body. */
+export function sealJson(keyring: Keyring, value: unknown, options: SealOptions = {}): string {
+  const json = Buffer.from(JSON.stringify(value), 'utf8');
+  const token = fernetEncrypt(
+    keyring.keys[0],
+    json,
+    Math.floor((options.nowMs ?? Date.now()) / 1000),
+    options.iv ?? randomBytes(16),
+  );
+  return Buffer.from(token, 'ascii').toString('base64');
+}
+
+export type OpenFailure = FernetFailure | 'not-utf8' | 'not-json';
+
+export type OpenResult =
+  | { readonly ok: true; readonly value: unknown; readonly timestamp: number; readonly mac: Buffer }
+  | { readonly ok: false; readonly reason: OpenFailure };
+
+export interface OpenOptions {
+  readonly nowMs: number;
+  readonly ttlSeconds?: number;
+  readonly maxSkewSeconds?: number;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const ASCII_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** Recovers the Fernet token text from a body: double base64 (normal) or a bare token. */
+export function tokenFromBody(body: string): string | null {
+  const text = body.replace(ASCII_SPACE, '');
+  if (text.startsWith('gAAAAA')) return text;
+  const bytes = decodeBase64(text);
+  if (bytes === null) return null;
+  const token = bytes.toString('latin1');
+  return token.startsWith('gAAAAA') ? token : null;
+}
+
+/**
+ * Body → token → verified plaintext → JSON. Failures say why (for the log); every one of them means
+ * the sender did not hold our key or sent something no key holder would.
+ */
+export function openJson(keyring: Keyring, body: string, options: OpenOptions): OpenResult {
+  const token = tokenFromBody(body);
+  if (token === null) return { ok: false, reason: 'malformed' };
+  const opened = fernetDecrypt(keyring.keys, token, options);
+  if (!opened.ok) return opened;
+  let text: string;
+  try {
+    // Buffer#toString would silently replace invalid UTF-8 with U+FFFD.
+    text = utf8.decode(opened.plaintext);
+  } catch {
+    return { ok: false, reason: 'not-utf8' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown, timestamp: opened.timestamp, mac: opened.mac };
+  } catch {
+    return { ok: false, reason: 'not-json' };
+  }
+}

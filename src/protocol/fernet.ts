@@ -1,0 +1,105 @@
+/**
+ * Fernet (https://github.com/fernet/spec) on node:crypto.
+ *
+ * Token = 0x80 ‖ timestamp (u64 BE seconds) ‖ IV (16) ‖ AES-128-CBC ciphertext ‖ HMAC-SHA256 (32),
+ * URL-safe base64 with padding. A key is 32 bytes: the first 16 sign, the last 16 encrypt.
+ *
+ * A key list supports rotation: the first key encrypts, every key is tried to decrypt.
+ */
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { decodeBase64Url, encodeBase64UrlPadded } from './base64.js';
+
+const VERSION = 0x80;
+const HEADER = 1 + 8 + 16;
+const MAC = 32;
+const BLOCK = 16;
+/** The smallest token: header, one block of ciphertext, the MAC. */
+const MIN_TOKEN = HEADER + BLOCK + MAC;
+
+export interface FernetKey {
+  readonly signing: Buffer;
+  readonly encryption: Buffer;
+}
+
+export type FernetFailure =
+  | 'malformed' // not base64url, wrong version byte, too short, ciphertext not whole blocks
+  | 'bad-signature' // no key's HMAC matches
+  | 'bad-padding' // HMAC matched but the plaintext padding is wrong (only a key holder can cause this)
+  | 'expired' // older than the allowed age
+  | 'future'; // timestamped further ahead than the allowed clock skew
+
+export type FernetResult =
+  | {
+      readonly ok: true;
+      readonly plaintext: Buffer;
+      /** Seconds since the epoch, as written in the token. */
+      readonly timestamp: number;
+      /** The token's HMAC: a compact, unique name for the token (the replay cache keys on it). */
+      readonly mac: Buffer;
+    }
+  | { readonly ok: false; readonly reason: FernetFailure };
+
+export interface DecryptOptions {
+  /** Current time in milliseconds since the epoch. */
+  readonly nowMs: number;
+  /** Maximum age in seconds; omit to accept any age. */
+  readonly ttlSeconds?: number;
+  /** Maximum clock skew into the future, in seconds (the Fernet spec uses 60). */
+  readonly maxSkewSeconds?: number;
+}
+
+/** Parses one Fernet key (URL-safe base64 of 32 bytes); null when it is not one. */
+export function parseFernetKey(text: string): FernetKey | null {
+  const bytes = decodeBase64Url(text.trim());
+  if (bytes === null || bytes.length !== 32) return null;
+  return { signing: bytes.subarray(0, 16), encryption: bytes.subarray(16) };
+}
+
+/** A new random key in the usual text form (44 characters). */
+export function generateFernetKey(): string {
+  return encodeBase64UrlPadded(randomBytes(32));
+}
+
+function mac(key: FernetKey, signed: Buffer): Buffer {
+  return createHmac('sha256', key.signing).update(signed).digest();
+}
+
+export function fernetEncrypt(key: FernetKey, plaintext: Uint8Array, timestampSeconds: number, iv: Uint8Array): string {
+  if (iv.length !== 16) throw new RangeError('Fernet IV must be 16 bytes');
+  const header = Buffer.alloc(HEADER);
+  header[0] = VERSION;
+  header.writeBigUInt64BE(BigInt(Math.floor(timestampSeconds)), 1);
+  header.set(iv, 9);
+  const cipher = createCipheriv('aes-128-cbc', key.encryption, iv);
+  const signed = Buffer.concat([header, cipher.update(plaintext), cipher.final()]);
+  return encodeBase64UrlPadded(Buffer.concat([signed, mac(key, signed)]));
+}
+
+export function fernetDecrypt(keys: readonly FernetKey[], token: string, options: DecryptOptions): FernetResult {
+  const raw = decodeBase64Url(token);
+  if (raw === null || raw.length < MIN_TOKEN || raw[0] !== VERSION) return { ok: false, reason: 'malformed' };
+  if ((raw.length - HEADER - MAC) % BLOCK !== 0) return { ok: false, reason: 'malformed' };
+
+  const signed = raw.subarray(0, raw.length - MAC);
+  const given = raw.subarray(raw.length - MAC);
+  // Compare MACs in constant time so a forger learns nothing from response timing.
+  const key = keys.find((k) => timingSafeEqual(mac(k, signed), given));
+  if (key === undefined) return { ok: false, reason: 'bad-signature' };
+
+  const timestamp = Number(raw.readBigUInt64BE(1));
+  const nowSeconds = Math.floor(options.nowMs / 1000);
+  if (options.maxSkewSeconds !== undefined && timestamp - nowSeconds > options.maxSkewSeconds) {
+    return { ok: false, reason: 'future' };
+  }
+  if (options.ttlSeconds !== undefined && nowSeconds - timestamp > options.ttlSeconds) {
+    return { ok: false, reason: 'expired' };
+  }
+
+  try {
+    const decipher = createDecipheriv('aes-128-cbc', key.encryption, raw.subarray(9, HEADER));
+    const plaintext = Buffer.concat([decipher.update(raw.subarray(HEADER, raw.length - MAC)), decipher.final()]);
+    return { ok: true, plaintext, timestamp, mac: Buffer.from(given) };
+  } catch {
+    return { ok: false, reason: 'bad-padding' };
+  }
+}

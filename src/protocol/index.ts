@@ -1,0 +1,13 @@
+/**
+ * The wire protocol, shared by the server and the client. It depends on nothing but node: built-ins
+ * and TypeBox (schemas are data), so a frontend importing the client never loads the server.
+ */
+export * from './base64.js';
+export * from './fernet.js';
+export * from './envelope.js';
+export * from './messages.js';
+export * from './schema-kit.js';
+export * from './datetime.js';
+export type { ActionSpec } from './action-spec.js';
+export { actionSpecs, actionNames, isActionName } from './actions/index.js';
+export type { ActionName, ActionInput, ActionOutput } from './actions/index.js';
