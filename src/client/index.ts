@@ -1,0 +1,138 @@
+/**
+ * authsvc/client: a typed client for frontends. Encrypts the request, sends it, checks that the reply
+ * answers this request (`reqid`), decrypts it. It imports only src/protocol, so a frontend never
+ * loads the server's database drivers.
+ *
+ * Action outcomes (success or failure) are returned; transport problems throw an AuthsvcError whose
+ * `kind` says what happened.
+ */
+import { randomUUID } from 'node:crypto';
+import { openJson, parseKeyring, sealJson } from '../protocol/index.js';
+import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } from '../protocol/index.js';
+
+export type { ActionInput, ActionName, ActionOutput, RequestId, ResponseEnvelope } from '../protocol/index.js';
+
+export type AuthsvcErrorKind =
+  | 'bad-request' // 400: the envelope was malformed (a bug in the caller)
+  | 'unauthorized' // 401: wrong key, expired or replayed token, or Host not allowed
+  | 'not-found' // 404: wrong URL
+  | 'too-large' // 413: the request body exceeds the server's maxbodysize
+  | 'rate-limited' // 429: see retryAfterSeconds
+  | 'unavailable' // 503: database down or server busy; retry later
+  | 'server-error' // any other status
+  | 'timeout' // no answer within timeoutMs
+  | 'network' // connection refused, reset…
+  | 'bad-response' // the reply could not be decrypted or is not an envelope
+  | 'reqid-mismatch'; // the reply answers another request: must be rejected
+
+export class AuthsvcError extends Error {
+  constructor(
+    readonly kind: AuthsvcErrorKind,
+    message: string,
+    readonly status?: number,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'AuthsvcError';
+  }
+}
+
+export interface ClientOptions {
+  /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ */
+  readonly url: string;
+  /** The pre-shared Fernet key (or `;`-separated keys: the first encrypts). */
+  readonly secret: string;
+  /** Per-request timeout in milliseconds (default 5000). */
+  readonly timeoutMs?: number;
+  /** Accept replies stamped up to this many seconds ago (default 120). */
+  readonly replyTtlSeconds?: number;
+}
+
+export interface RequestOptions {
+  /** The end user's IP address (authsvc rate-limits by it). */
+  readonly clientIp: string;
+  /** Defaults to a random UUID. */
+  readonly reqid?: RequestId;
+  readonly signal?: AbortSignal;
+}
+
+export interface AuthsvcClient {
+  request<K extends ActionName>(action: K, body: ActionInput<K>, options: RequestOptions): Promise<ResponseEnvelope<K>>;
+}
+
+const KINDS: Readonly<Record<number, AuthsvcErrorKind>> = {
+  400: 'bad-request',
+  401: 'unauthorized',
+  404: 'not-found',
+  405: 'not-found',
+  413: 'too-large',
+  429: 'rate-limited',
+  503: 'unavailable',
+};
+
+function isEnvelope(value: unknown): value is ResponseEnvelope & Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  return typeof v['success'] === 'boolean' && Array.isArray(v['messages']) && typeof v['response'] === 'object';
+}
+
+export function createClient(options: ClientOptions): AuthsvcClient {
+  const keyring: Keyring | null = parseKeyring(options.secret);
+  if (keyring === null) throw new TypeError('authsvc client: secret is not a Fernet key');
+  const url = new URL(options.url);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const replyTtlSeconds = options.replyTtlSeconds ?? 120;
+
+  return {
+    async request(action, body, requestOptions) {
+      const reqid = requestOptions.reqid ?? randomUUID();
+      const sealed = sealJson(keyring, { request: action, body, reqid, client_ipaddr: requestOptions.clientIp });
+      const signals = [AbortSignal.timeout(timeoutMs), ...(requestOptions.signal ? [requestOptions.signal] : [])];
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+          body: sealed,
+          signal: AbortSignal.any(signals),
+        });
+        text = await response.text();
+      } catch (error) {
+        const name = (error as Error).name;
+        if (name === 'TimeoutError') throw new AuthsvcError('timeout', `authsvc did not answer within ${timeoutMs} ms`);
+        if (name === 'AbortError') throw error;
+        throw new AuthsvcError('network', `cannot reach authsvc at ${url.origin}: ${(error as Error).message}`);
+      }
+      if (response.status !== 200 && response.status !== 503) {
+        const retry = Number(response.headers.get('retry-after'));
+        throw new AuthsvcError(
+          KINDS[response.status] ?? 'server-error',
+          `authsvc answered ${response.status}: ${text.trim().slice(0, 200)}`,
+          response.status,
+          Number.isFinite(retry) && retry > 0 ? retry : undefined,
+        );
+      }
+      const opened = openJson(keyring, text, { nowMs: Date.now(), ttlSeconds: replyTtlSeconds, maxSkewSeconds: 60 });
+      if (!opened.ok || !isEnvelope(opened.value)) {
+        if (response.status === 503) throw new AuthsvcError('unavailable', 'authsvc is unavailable', 503);
+        throw new AuthsvcError(
+          'bad-response',
+          `authsvc reply could not be read (${opened.ok ? 'not an envelope' : opened.reason})`,
+          response.status,
+        );
+      }
+      if (opened.value.reqid !== reqid) {
+        throw new AuthsvcError(
+          'reqid-mismatch',
+          'authsvc reply answers another request (reqid differs)',
+          response.status,
+        );
+      }
+      if (response.status === 503) {
+        throw new AuthsvcError('unavailable', `authsvc is unavailable: ${String(opened.value['failure_reason'])}`, 503);
+      }
+      return opened.value;
+    },
+  };
+}
