@@ -1,0 +1,98 @@
+/**
+ * Dispatch: validate the body against the action's schema, run the handler, and shape the decrypted
+ * response (DESIGN decision 4). The one place that maps a failure code to `failure_reason`, the
+ * end-user message and the HTTP status.
+ */
+import { failures, UnavailableError } from '../domain/errors.js';
+import type { FailureCode } from '../domain/errors.js';
+import { actionNames, actionSpecs } from '../protocol/index.js';
+import type { ActionInput, ActionName, Problem, RequestId } from '../protocol/index.js';
+import type { Deps, Meta } from './define.js';
+import { registry } from './registry.js';
+import { compileBody, createAjv } from './validate.js';
+import type { BodyValidator } from './validate.js';
+
+export type ResponsePayload =
+  | { success: true; response: object; messages: string[]; reqid: RequestId }
+  | { success: false; response: object; messages: string[]; reqid: RequestId; failure_reason: string };
+
+export interface Reply {
+  readonly status: number;
+  readonly payload: ResponsePayload;
+  /** The failure code, for the request log; null on success. */
+  readonly code: FailureCode | null;
+}
+
+export interface Dispatcher {
+  run(name: ActionName, body: Readonly<Record<string, unknown>>, meta: Meta): Promise<Reply>;
+}
+
+const UNAVAILABLE_MESSAGE = 'The service is unavailable right now. Please try again in a little while.';
+
+/** A failure reply for requests that never reached an action's own code (or that it refused). */
+export function failureReply(
+  code: FailureCode,
+  message: string,
+  reqid: RequestId,
+  items: object = {},
+  problems?: readonly Problem[],
+): Reply {
+  const failure_reason = failures[code].reason;
+  return {
+    status: failures[code].status,
+    code,
+    payload: {
+      success: false,
+      response: { ...items, failure_reason, ...(problems === undefined ? {} : { problems }) },
+      messages: [message],
+      reqid,
+      failure_reason,
+    },
+  };
+}
+
+export const unavailableReply = (reqid: RequestId): Reply => failureReply('db_unavailable', UNAVAILABLE_MESSAGE, reqid);
+
+export function createDispatcher(deps: Deps): Dispatcher {
+  const ajv = createAjv();
+  const validators = new Map<ActionName, BodyValidator>(
+    actionNames.map((name) => [name, compileBody(ajv, actionSpecs[name].input)]),
+  );
+
+  // K ties the registry entry to the input type its handler expects.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
+  async function run<K extends ActionName>(
+    name: K,
+    body: Readonly<Record<string, unknown>>,
+    meta: Meta,
+  ): Promise<Reply> {
+    const action = registry[name];
+    const problems = validators.get(name)?.problems(body) ?? null;
+    if (problems !== null) {
+      return failureReply('invalid_params', `request '${name}' has invalid parameters`, meta.reqid, {}, problems);
+    }
+    let result;
+    try {
+      result = await action.handle(deps, body as ActionInput<K>, meta);
+    } catch (error) {
+      if (error instanceof UnavailableError) return unavailableReply(meta.reqid);
+      throw error;
+    }
+    if (result.ok) {
+      return {
+        status: 200,
+        code: null,
+        payload: { success: true, response: result.value, messages: [action.messages.ok], reqid: meta.reqid },
+      };
+    }
+    const message =
+      result.code === 'invalid_params'
+        ? `request '${name}' has invalid parameters`
+        : result.code === 'db_unavailable'
+          ? UNAVAILABLE_MESSAGE
+          : (action.messages.failures[result.code] ?? 'The request failed.');
+    return failureReply(result.code, message, meta.reqid, result.items, result.problems);
+  }
+
+  return { run };
+}

@@ -1,0 +1,123 @@
+/** session-new, session-exists, session-delete, session-delete-userid. */
+import { fail, invalid, ok } from '../domain/result.js';
+import { hashToken, newToken } from '../domain/tokens.js';
+import { formatDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
+import type { ActionOutput } from '../protocol/index.js';
+import { ANONYMOUS_ID } from '../store/seed.js';
+import type { SessionWithUser } from '../store/sessions.js';
+import { defineAction } from './define.js';
+import { normaliseIp } from './ip.js';
+
+const DAY_MS = 86_400_000;
+
+type SessionInfo = NonNullable<ActionOutput<'session-exists'>['session_info']>;
+
+const optionalTime = (ms: number | null): string | null => (ms === null ? null : formatDateTime(ms));
+
+function sessionInfo({ user, session }: SessionWithUser, token: string): SessionInfo {
+  return {
+    user_id: user.userId,
+    system_id: user.systemId,
+    full_name: user.fullName,
+    email: user.email,
+    extra_info: user.extraInfo,
+    email_verified: user.emailVerified,
+    emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
+    is_active: user.isActive,
+    last_login_try: optionalTime(user.lastLoginTry),
+    last_login_success: optionalTime(user.lastLoginSuccess),
+    created_on: formatDateTime(user.createdOn),
+    user_role: user.userRole,
+    // Only the hash is stored; the token presented is the token.
+    session_token: token,
+    ip_address: session.ipAddress,
+    user_agent: session.userAgent,
+    created: formatDateTime(session.created),
+    expires: formatDateTime(session.expires),
+    extra_info_json: session.extraInfo,
+  };
+}
+
+export const sessionNew = defineAction<'session-new', 'user_not_found'>({
+  name: 'session-new',
+  messages: {
+    ok: 'Generated session_token successfully. Session initiated.',
+    failures: { user_not_found: 'Could not create a new session.' },
+  },
+  async handle(deps, input, meta) {
+    const now = deps.clock.now();
+    const none = { session_token: null, expires: null };
+    let expires: number;
+    if (input.expires === undefined) {
+      expires = now + deps.settings.sessionExpiryDays * DAY_MS;
+    } else if (typeof input.expires === 'number') {
+      expires = now + input.expires * DAY_MS;
+    } else {
+      const at = parseDateTime(input.expires);
+      if (at === null || at <= now || at > now + LIMITS.sessionDays * DAY_MS) {
+        return invalid([{ param: 'expires', problem: 'invalid value', required_type: ['int', 'str'] }], none);
+      }
+      expires = at;
+    }
+    const token = newToken(deps.random);
+    const userId = input.user_id ?? ANONYMOUS_ID;
+    const created = await deps.store.sessions.create({
+      tokenHash: hashToken(token),
+      userId,
+      ipAddress: normaliseIp(input.ip_address),
+      userAgent: input.user_agent,
+      created: now,
+      expires,
+      extraInfo: input.extra_info_json ?? {},
+    });
+    if (!created) return fail('user_not_found', none);
+    deps.audit.record({ event: 'session-new', reqid: meta.reqid, subject: { userId, ip: input.ip_address } });
+    return ok({ session_token: token, expires: formatDateTime(expires) });
+  },
+});
+
+export const sessionExists = defineAction<'session-exists', 'session_not_found'>({
+  name: 'session-exists',
+  messages: {
+    ok: 'Session look up successful.',
+    failures: { session_not_found: 'Session look up failed.' },
+  },
+  async handle(deps, input) {
+    const found = await deps.store.sessions.findWithUser(hashToken(input.session_token), deps.clock.now());
+    if (found === null) return fail('session_not_found', { session_info: null });
+    return ok({ session_info: sessionInfo(found, input.session_token) });
+  },
+});
+
+export const sessionDelete = defineAction<'session-delete', 'session_not_found'>({
+  name: 'session-delete',
+  messages: {
+    ok: 'Session delete processed, success: True.',
+    failures: { session_not_found: 'Session delete processed, success: False.' },
+  },
+  async handle(deps, input, meta) {
+    if (!(await deps.store.sessions.delete(hashToken(input.session_token)))) return fail('session_not_found');
+    deps.audit.record({ event: 'session-delete', reqid: meta.reqid });
+    return ok({});
+  },
+});
+
+export const sessionDeleteUserid = defineAction<'session-delete-userid', 'no_sessions'>({
+  name: 'session-delete-userid',
+  messages: {
+    ok: 'Sessions delete processed. Success: True.',
+    failures: { no_sessions: 'Sessions delete processed. Success: False.' },
+  },
+  async handle(deps, input, meta) {
+    const keep = input.keep_current_session ? hashToken(input.session_token) : null;
+    const deleted = await deps.store.sessions.deleteForUser(input.user_id, keep);
+    if (deleted === 0) return fail('no_sessions', { deleted_sessions: 0 });
+    deps.audit.record({
+      event: 'session-delete-userid',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id },
+      detail: { deleted, kept_current: keep !== null },
+    });
+    return ok({ deleted_sessions: deleted });
+  },
+});

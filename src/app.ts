@@ -1,0 +1,127 @@
+/**
+ * The composition root: the only place that builds the real ports and wires them together.
+ * Tests call startApp with their own clock, randomness, hasher and log stream.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { createDispatcher } from './actions/dispatch.js';
+import { memoryReplayCache } from './admission/replay.js';
+import { logAuditSink } from './audit/audit.js';
+import type { Config } from './config/load.js';
+import { VERSION } from './config/version.js';
+import { argon2Hasher } from './domain/passwords.js';
+import type { PasswordHasher } from './domain/passwords.js';
+import { systemClock } from './domain/ports.js';
+import type { Clock, Random } from './domain/ports.js';
+import { randomSource } from './domain/random.js';
+import { createHttpApp, listen } from './http/server.js';
+import { createLogger } from './log/logger.js';
+import type { Logger } from './log/logger.js';
+import { piiHasher } from './log/pii.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/index.js';
+import { seedFixedAccounts } from './store/seed.js';
+import type { SeedResult } from './store/seed.js';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly hasher?: PasswordHasher;
+  readonly logStream?: Writable;
+}
+
+export interface RunningApp {
+  readonly url: string;
+  readonly server: Server;
+  readonly store: Store;
+  readonly log: Logger;
+  /** Set when this start created the superuser and wrote its credentials to a file. */
+  readonly credentialsFile: string | null;
+  close(): Promise<void>;
+}
+
+export const CREDENTIALS_FILE = '.authsvc-admin-credentials';
+
+/** Writes generated admin credentials next to the database, readable by the owner only. */
+function writeCredentials(basedir: string, created: NonNullable<SeedResult['created']>, now: number): string | null {
+  if (!created.generated.password) return null;
+  let path = join(basedir, CREDENTIALS_FILE);
+  if (existsSync(path)) path = `${path}-${Math.floor(now / 1000)}`;
+  writeFileSync(path, `${created.email} ${created.password}\n`, { mode: 0o400, flag: 'wx' });
+  return path;
+}
+
+export async function startApp(options: AppOptions): Promise<RunningApp> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? randomSource;
+  const log = createLogger(options.logStream ?? process.stdout);
+  const pii = piiHasher(config.piisalt);
+  const startedAtMs = clock.now();
+
+  const store = openStore(config.authdb);
+  try {
+    await store.migrate();
+    const seeded = await seedFixedAccounts(
+      store.users,
+      { clock, random, hasher: options.hasher ?? argon2Hasher() },
+      config.admin,
+    );
+    const credentialsFile =
+      seeded.created === null ? null : writeCredentials(config.basedir, seeded.created, clock.now());
+    if (seeded.created !== null) {
+      log.info('created the superuser account', { user: pii(seeded.created.email), credentials_file: credentialsFile });
+    }
+
+    const dispatcher = createDispatcher({
+      clock,
+      random,
+      store,
+      audit: logAuditSink(log, pii),
+      settings: { sessionExpiryDays: config.sessionExpiryDays },
+    });
+    const app = createHttpApp({
+      keyring: config.keyring,
+      allowedHosts: new Set(config.allowedHosts),
+      maxBodySize: config.maxBodySize,
+      messageTtlSeconds: config.messageTtlSeconds,
+      clock,
+      random,
+      dispatcher,
+      replay: memoryReplayCache(),
+      log,
+      pii,
+      health: {
+        version: VERSION,
+        startedAtMs,
+        now: () => clock.now(),
+        database: (budgetMs) => store.ping(budgetMs),
+        workers: () => ({ expected: 1, alive: 1 }),
+      },
+    });
+    const server = await listen(app, { host: config.listen, port: config.port });
+    const { address, port } = server.address() as AddressInfo;
+    const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
+    return {
+      url,
+      server,
+      store,
+      log,
+      credentialsFile,
+      async close() {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

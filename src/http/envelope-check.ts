@@ -1,0 +1,39 @@
+/** The decrypted request envelope must be `{request, body, reqid, client_ipaddr}` (DESIGN decision 3). */
+import { isSafeText } from '../domain/json-dict.js';
+import { isActionName, REQID_MAX_LENGTH } from '../protocol/index.js';
+import type { ActionName, RequestId } from '../protocol/index.js';
+import { isIpAddress } from '../actions/ip.js';
+
+export interface CheckedRequest {
+  readonly action: ActionName;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly reqid: RequestId;
+  readonly clientIp: string;
+}
+
+export type EnvelopeCheck =
+  | { readonly ok: true; readonly request: CheckedRequest }
+  | { readonly ok: false; readonly why: string; readonly reqid?: RequestId; readonly action?: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  if (typeof value === 'number') return Number.isSafeInteger(value);
+  return typeof value === 'string' && value.length <= REQID_MAX_LENGTH && isSafeText(value);
+}
+
+export function checkEnvelope(value: unknown): EnvelopeCheck {
+  if (!isObject(value)) return { ok: false, why: 'envelope is not an object' };
+  const { request, body, reqid, client_ipaddr: clientIp } = value;
+  if (!isRequestId(reqid)) return { ok: false, why: 'reqid missing or not an int or short string' };
+  if (typeof request !== 'string') return { ok: false, why: 'request missing or not a string', reqid };
+  const action = request.slice(0, 64);
+  if (!isObject(body)) return { ok: false, why: 'body missing or not an object', reqid, action };
+  if (typeof clientIp !== 'string' || !isIpAddress(clientIp)) {
+    return { ok: false, why: 'client_ipaddr missing or not an IP address', reqid, action };
+  }
+  if (!isActionName(request)) return { ok: false, why: 'unknown action', reqid, action };
+  return { ok: true, request: { action: request, body, reqid, clientIp } };
+}

@@ -1,0 +1,38 @@
+/** GET /health (DESIGN decision 7): not encrypted, not rate-limited; 503 when the database is down. */
+
+export interface HealthSources {
+  readonly version: string;
+  readonly startedAtMs: number;
+  now(): number;
+  /** Resolves true when the database answers correctly within the budget. */
+  database(budgetMs: number): Promise<boolean>;
+  workers(): { readonly expected: number; readonly alive: number };
+}
+
+export interface HealthReport {
+  readonly status: 'ok' | 'degraded' | 'down';
+  readonly version: string;
+  readonly database: 'ok' | 'down';
+  readonly workers: { readonly expected: number; readonly alive: number };
+  readonly redis: 'ok' | 'down' | 'unused';
+  readonly uptime_s: number;
+}
+
+const DATABASE_BUDGET_MS = 1000;
+
+export async function healthReport(sources: HealthSources): Promise<{ httpStatus: number; report: HealthReport }> {
+  const databaseOk = await sources.database(DATABASE_BUDGET_MS);
+  const workers = sources.workers();
+  const status = !databaseOk ? 'down' : workers.alive < workers.expected ? 'degraded' : 'ok';
+  return {
+    httpStatus: databaseOk ? 200 : 503,
+    report: {
+      status,
+      version: sources.version,
+      database: databaseOk ? 'ok' : 'down',
+      workers,
+      redis: 'unused',
+      uptime_s: Math.floor((sources.now() - sources.startedAtMs) / 1000),
+    },
+  };
+}

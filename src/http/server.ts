@@ -1,0 +1,158 @@
+/**
+ * The thin transport: guard (Host, path, method, size), open the envelope, admit (freshness,
+ * replay), dispatch, seal the reply. Handlers never see Koa.
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import type { Context } from 'koa';
+import type { ReplayCache } from '../admission/replay.js';
+import type { Dispatcher } from '../actions/dispatch.js';
+import type { Clock, Random } from '../domain/ports.js';
+import type { Logger } from '../log/logger.js';
+import type { Pii } from '../log/pii.js';
+import { actionSpecs, openJson, sealJson } from '../protocol/index.js';
+import type { Keyring } from '../protocol/index.js';
+import { readBody } from './body.js';
+import { checkEnvelope } from './envelope-check.js';
+import { healthReport } from './health.js';
+import type { HealthSources } from './health.js';
+import { normaliseHost } from './host.js';
+import { plain } from './plain.js';
+
+/** Tokens stamped further ahead than this are refused (the sender's clock is wrong, or it is forged). */
+export const MAX_FUTURE_SKEW_SECONDS = 30;
+
+export interface HttpDeps {
+  readonly keyring: Keyring;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly maxBodySize: number;
+  readonly messageTtlSeconds: number;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly dispatcher: Dispatcher;
+  readonly replay: ReplayCache;
+  readonly log: Logger;
+  readonly pii: Pii;
+  readonly health: HealthSources;
+}
+
+export function createHttpApp(deps: HttpDeps): Koa {
+  const app = new Koa();
+  app.proxy = false; // X-Forwarded-Host must never feed the Host allow-list
+  app.silent = true; // errors are logged by our own middleware, once, with the request id
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } catch (error) {
+      deps.log.error('internal error', {
+        path: ctx.path,
+        reqid: ctx.state['reqid'] as unknown,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      plain(ctx, 500);
+    }
+    const fields = ctx.state['log'] as Record<string, unknown> | undefined;
+    deps.log.info('request', {
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      ...fields,
+    });
+  });
+
+  app.use(async (ctx) => {
+    if (!deps.allowedHosts.has(normaliseHost(ctx.get('host')))) {
+      ctx.state['log'] = { refused: 'host not allowed' };
+      return plain(ctx, 401);
+    }
+    if (ctx.path === '/') {
+      if (ctx.method !== 'POST') return plain(ctx, 405);
+      return handleAction(ctx, deps);
+    }
+    if (ctx.path === '/health') {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return plain(ctx, 405);
+      const { httpStatus, report } = await healthReport(deps.health);
+      ctx.status = httpStatus;
+      ctx.body = report;
+      return;
+    }
+    plain(ctx, 404);
+  });
+
+  return app;
+}
+
+async function handleAction(ctx: Context, deps: HttpDeps): Promise<void> {
+  const read = await readBody(ctx.req, deps.maxBodySize);
+  if (!read.ok) {
+    ctx.state['log'] = { refused: read.tooLarge ? 'body too large' : 'body not received' };
+    ctx.set('Connection', 'close');
+    return plain(ctx, read.tooLarge ? 413 : 400);
+  }
+  const nowMs = deps.clock.now();
+  const opened = openJson(deps.keyring, read.text, {
+    nowMs,
+    ttlSeconds: deps.messageTtlSeconds,
+    maxSkewSeconds: MAX_FUTURE_SKEW_SECONDS,
+  });
+  if (!opened.ok) {
+    const status = opened.reason === 'not-json' || opened.reason === 'not-utf8' ? 400 : 401;
+    ctx.state['log'] = { refused: opened.reason };
+    return plain(ctx, status);
+  }
+  const checked = checkEnvelope(opened.value);
+  if (!checked.ok) {
+    ctx.state['log'] = { refused: checked.why, reqid: checked.reqid, action: checked.action };
+    return plain(ctx, 400);
+  }
+  const { action, body, reqid, clientIp } = checked.request;
+  ctx.state['reqid'] = reqid;
+  if (actionSpecs[action].changesState) {
+    const expiresAtMs = (opened.timestamp + deps.messageTtlSeconds + 1) * 1000;
+    if (!deps.replay.admit(opened.mac, expiresAtMs, nowMs)) {
+      ctx.state['log'] = { refused: 'replayed', reqid, action };
+      return plain(ctx, 401);
+    }
+  }
+  const reply = await deps.dispatcher.run(action, body, { reqid, clientIp });
+  ctx.state['log'] = {
+    action,
+    reqid,
+    ip: deps.pii(clientIp),
+    success: reply.payload.success,
+    ...(reply.code === null ? {} : { failure: reply.code }),
+  };
+  ctx.status = reply.status;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = sealJson(deps.keyring, reply.payload, { nowMs: deps.clock.now(), iv: deps.random.bytes(16) });
+}
+
+export interface ListenOptions {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Starts the HTTP listener with timeouts that bound slow clients (slowloris). */
+export async function listen(app: Koa, options: ListenOptions): Promise<Server> {
+  // A request without Host reaches our guard (401) instead of Node's bare 400.
+  const handle = app.callback();
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    void handle(req, res); // Koa answers its own errors; the promise never rejects
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxHeadersCount = 100;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}

@@ -1,0 +1,47 @@
+/**
+ * What differs between the three databases, in one place: how a time and a boolean are stored
+ * and read back (DESIGN decision 22; traps S3, S4). Times are always bound from the injected clock,
+ * never a database default: SQLite keeps integer milliseconds, PostgreSQL `timestamptz(3)`,
+ * MariaDB/MySQL `DATETIME(3)` in UTC.
+ */
+export type Dialect = 'sqlite' | 'pg' | 'mysql';
+
+export function timeToDb(dialect: Dialect, ms: number): number | Date {
+  return dialect === 'sqlite' ? ms : new Date(ms);
+}
+
+export function timeFromDb(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'string') {
+    const n = Number(value);
+    return Number.isFinite(n)
+      ? n
+      : Date.parse(value.endsWith('Z') || /[+-]\d\d:?\d\d$/.test(value) ? value : value + 'Z');
+  }
+  throw new TypeError(`not a stored time: ${typeof value}`);
+}
+
+export function optionalTimeFromDb(value: unknown): number | null {
+  return value === null || value === undefined ? null : timeFromDb(value);
+}
+
+export function boolFromDb(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 1n;
+}
+
+export function intFromDb(value: unknown): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+/** JSON is stored as text everywhere (and compared as text for compare-and-swap updates). */
+export function jsonToDb(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+export function jsonFromDb<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined) return fallback;
+  if (typeof value === 'string') return JSON.parse(value) as T;
+  return value as T;
+}

@@ -1,0 +1,154 @@
+/**
+ * In-code migrations with extension-less names, so running from src (tsx) and from dist records the
+ * same names (trap S9). Every table is created only when it is missing (spec: "at every start the
+ * service creates its database tables only if they do not already exist").
+ */
+import type { Knex } from 'knex';
+import { LIMITS } from '../protocol/index.js';
+import type { Dialect } from './dialect.js';
+
+const HASH = 64; // SHA-256 hex
+
+interface Columns {
+  time(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
+  /** A string compared byte for byte (MariaDB's default collation is case- and accent-insensitive). */
+  exact(t: Knex.CreateTableBuilder, name: string, length: number): Knex.ColumnBuilder;
+  json(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
+  userRef(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
+}
+
+function columns(dialect: Dialect): Columns {
+  return {
+    time: (t, name) =>
+      dialect === 'sqlite'
+        ? t.bigInteger(name)
+        : dialect === 'pg'
+          ? t.timestamp(name, { useTz: true, precision: 3 })
+          : t.datetime(name, { precision: 3 }),
+    exact: (t, name, length) => {
+      const column = t.string(name, length);
+      return dialect === 'mysql' ? column.collate('utf8mb4_bin') : column;
+    },
+    json: (t, name) => (dialect === 'mysql' ? t.text(name, 'mediumtext') : t.text(name)),
+    userRef: (t, name) => {
+      const column = t.integer(name).unsigned().notNullable();
+      column.references('user_id').inTable('users').onDelete('CASCADE');
+      return column;
+    },
+  };
+}
+
+async function createIfMissing(knex: Knex, table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> {
+  if (!(await knex.schema.hasTable(table))) await knex.schema.createTable(table, build);
+}
+
+function initial(dialect: Dialect): Knex.Migration {
+  const c = columns(dialect);
+  return {
+    async up(knex) {
+      await createIfMissing(knex, 'users', (t) => {
+        t.increments('user_id').primary();
+        c.exact(t, 'system_id', LIMITS.systemId).notNullable().unique();
+        t.string('full_name', LIMITS.fullName).nullable().index();
+        t.text('password').notNullable();
+        c.exact(t, 'email', LIMITS.email).notNullable().unique();
+        t.boolean('email_verified').notNullable().defaultTo(false);
+        t.boolean('is_active').notNullable().defaultTo(false).index();
+        t.string('user_role', LIMITS.role).notNullable().index();
+        // The role to restore on user-lock `unlock` (DESIGN decision 12).
+        t.string('previous_role', LIMITS.role).nullable();
+        c.json(t, 'extra_info').nullable();
+        c.time(t, 'created_on').notNullable();
+        c.time(t, 'last_updated').notNullable();
+        c.time(t, 'last_login_try').nullable();
+        c.time(t, 'last_login_success').nullable();
+        t.integer('failed_login_tries').notNullable().defaultTo(0);
+        // End of a temporary lock after too many failed logins (DESIGN decision 11).
+        c.time(t, 'locked_until').nullable();
+        c.time(t, 'emailverify_sent_datetime').nullable();
+        c.time(t, 'emailforgotpass_sent_datetime').nullable();
+        c.time(t, 'emailchangepass_sent_datetime').nullable();
+      });
+      await createIfMissing(knex, 'sessions', (t) => {
+        c.exact(t, 'token_hash', HASH).primary();
+        c.userRef(t, 'user_id').index();
+        t.string('ip_address', LIMITS.ipAddress).notNullable();
+        t.string('user_agent', LIMITS.userAgent).notNullable();
+        c.time(t, 'created').notNullable();
+        c.time(t, 'expires').notNullable().index();
+        c.json(t, 'extra_info_json').notNullable();
+      });
+      await createIfMissing(knex, 'apikeys', (t) => {
+        c.exact(t, 'tkn_hash', HASH).primary();
+        c.userRef(t, 'user_id').index();
+        t.string('user_role', LIMITS.role).notNullable();
+        c.exact(t, 'session_hash', HASH)
+          .notNullable()
+          .index()
+          .references('token_hash')
+          .inTable('sessions')
+          .onDelete('CASCADE');
+        t.string('issuer', 280).notNullable();
+        t.string('audience', 280).notNullable();
+        c.json(t, 'subject').notNullable();
+        t.integer('apiversion').notNullable();
+        t.string('ip_address', LIMITS.ipAddress).notNullable();
+        t.string('user_agent', LIMITS.userAgent).notNullable();
+        c.time(t, 'issued').notNullable();
+        c.time(t, 'not_valid_before').notNullable();
+        c.time(t, 'expires').notNullable().index();
+      });
+      await createIfMissing(knex, 'apikeys_nosession', (t) => {
+        c.exact(t, 'tkn_hash', HASH).primary();
+        // Every key descending from one apikey-new-nosession shares a family (refresh reuse revokes it).
+        c.exact(t, 'family_id', HASH).notNullable().index();
+        c.userRef(t, 'user_id').index();
+        t.string('user_role', LIMITS.role).notNullable();
+        t.string('issuer', 280).notNullable();
+        t.string('audience', 280).notNullable();
+        c.json(t, 'subject').notNullable();
+        t.integer('apiversion').notNullable();
+        t.string('ip_address', LIMITS.ipAddress).notNullable();
+        c.time(t, 'issued').notNullable();
+        c.time(t, 'not_valid_before').notNullable();
+        c.time(t, 'expires').notNullable().index();
+      });
+      await createIfMissing(knex, 'refresh_tokens', (t) => {
+        c.exact(t, 'token_hash', HASH).primary();
+        c.exact(t, 'family_id', HASH).notNullable().index();
+        c.exact(t, 'apikey_hash', HASH).notNullable();
+        c.userRef(t, 'user_id').index();
+        c.time(t, 'issued').notNullable();
+        c.time(t, 'not_valid_before').notNullable();
+        c.time(t, 'expires').notNullable().index();
+        // Set when the token has been exchanged; presenting it again is reuse (DESIGN decision 18).
+        c.time(t, 'rotated_at').nullable();
+      });
+    },
+    async down(knex) {
+      for (const table of ['refresh_tokens', 'apikeys_nosession', 'apikeys', 'sessions', 'users']) {
+        await knex.schema.dropTableIfExists(table);
+      }
+    },
+  };
+}
+
+export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
+  const migrations: Record<string, Knex.Migration> = { '0001_initial': initial(dialect) };
+  return {
+    getMigrations: () => Promise.resolve(Object.keys(migrations)),
+    getMigrationName: (name) => name,
+    getMigration: (name) => {
+      const migration = migrations[name];
+      return migration === undefined
+        ? Promise.reject(new Error(`unknown migration ${name}`))
+        : Promise.resolve(migration);
+    },
+  };
+}
+
+export const MIGRATIONS_TABLE = 'authsvc_migrations';
+
+export async function migrate(knex: Knex, dialect: Dialect): Promise<void> {
+  await knex.migrate.latest({ migrationSource: migrationSource(dialect), tableName: MIGRATIONS_TABLE });
+}

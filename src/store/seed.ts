@@ -1,0 +1,94 @@
+/**
+ * The three fixed accounts of a new database (DESIGN decision 9): 1 the superuser, 2 the anonymous
+ * user, 3 a locked dummy whose hash equalises the timing of checks on unknown users.
+ */
+import { userInfo } from 'node:os';
+import type { PasswordHasher } from '../domain/passwords.js';
+import type { Clock, Random } from '../domain/ports.js';
+import { uuidV4 } from '../domain/random.js';
+import { newToken } from '../domain/tokens.js';
+import type { NewUser, UserRepo } from './users.js';
+
+export const SUPERUSER_ID = 1;
+export const ANONYMOUS_ID = 2;
+export const DUMMY_ID = 3;
+
+export interface AdminCredentials {
+  readonly email?: string;
+  readonly password?: string;
+}
+
+export interface SeedResult {
+  /** Set when this start created the superuser; `generated` says which parts we made up. */
+  readonly created: null | {
+    readonly email: string;
+    readonly password: string;
+    readonly generated: { readonly email: boolean; readonly password: boolean };
+  };
+}
+
+function osUser(): string {
+  try {
+    const name = userInfo().username.toLowerCase();
+    return /^[a-z0-9._-]{1,64}$/.test(name) ? name : 'authsvc';
+  } catch {
+    return 'authsvc'; // no passwd entry (some containers)
+  }
+}
+
+export async function seedFixedAccounts(
+  users: UserRepo,
+  deps: { clock: Clock; random: Random; hasher: PasswordHasher },
+  admin: AdminCredentials,
+): Promise<SeedResult> {
+  const now = deps.clock.now();
+  const system = { provenance: 'auto-created', type: 'system-user' };
+  // Hash only for accounts still missing: a seeded database costs nothing at start-up.
+  const ensure = async (userId: number, make: () => Promise<NewUser>): Promise<boolean> =>
+    (await users.byId(userId)) === null && users.insertIfAbsent(await make());
+
+  const email = (admin.email ?? `${osUser()}@localhost`).normalize('NFKC').toLowerCase();
+  const password = admin.password ?? deps.random.bytes(18).toString('base64url');
+  // In id order, so the database's own counter ends at 3 and later users start at 4 (trap S8).
+  const createdSuperuser = await ensure(SUPERUSER_ID, async () => ({
+    userId: SUPERUSER_ID,
+    systemId: uuidV4(deps.random),
+    fullName: 'Superuser account',
+    email,
+    passwordHash: await deps.hasher.hash(password),
+    emailVerified: true,
+    isActive: true,
+    userRole: 'superuser',
+    extraInfo: system,
+    now,
+  }));
+  await ensure(ANONYMOUS_ID, async () => ({
+    userId: ANONYMOUS_ID,
+    systemId: uuidV4(deps.random),
+    fullName: 'The systemwide anonymous user',
+    email: 'anonuser@localhost',
+    passwordHash: await deps.hasher.hash(newToken(deps.random)),
+    emailVerified: true,
+    isActive: true,
+    userRole: 'anonymous',
+    extraInfo: system,
+    now,
+  }));
+  await ensure(DUMMY_ID, async () => ({
+    userId: DUMMY_ID,
+    systemId: uuidV4(deps.random),
+    fullName: 'The systemwide locked user',
+    email: 'dummyuser@localhost',
+    passwordHash: await deps.hasher.hash(newToken(deps.random)),
+    emailVerified: false,
+    isActive: false,
+    userRole: 'locked',
+    extraInfo: { provenance: 'auto-created', type: 'locked-user' },
+    now,
+  }));
+  return {
+    created: createdSuperuser
+      ? { email, password, generated: { email: admin.email === undefined, password: admin.password === undefined } }
+      : null,
+  };
+}

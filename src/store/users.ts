@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import type { JsonObject } from '../protocol/index.js';
+import type { Dialect } from './dialect.js';
+import { jsonToDb, timeToDb } from './dialect.js';
+import { USER_COLUMNS, userFromRow } from './records.js';
+import type { Row, UserRecord } from './records.js';
+
+export interface NewUser {
+  readonly userId?: number;
+  readonly systemId: string;
+  readonly fullName: string;
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly emailVerified: boolean;
+  readonly isActive: boolean;
+  readonly userRole: string;
+  readonly extraInfo: JsonObject;
+  readonly now: number;
+}
+
+export interface UserRepo {
+  byId(userId: number): Promise<UserRecord | null>;
+  /** Inserts a user unless one with the same id or email exists; true when this call inserted it. */
+  insertIfAbsent(user: NewUser): Promise<boolean>;
+}
+
+export function userRepo(knex: Knex, dialect: Dialect): UserRepo {
+  return {
+    async byId(userId) {
+      const row = (await knex('users').select(USER_COLUMNS).where('user_id', userId).first()) as Row | undefined;
+      return row === undefined ? null : userFromRow(row);
+    },
+
+    async insertIfAbsent(user) {
+      await knex('users')
+        .insert({
+          ...(user.userId === undefined ? {} : { user_id: user.userId }),
+          system_id: user.systemId,
+          full_name: user.fullName,
+          email: user.email,
+          password: user.passwordHash,
+          email_verified: user.emailVerified,
+          is_active: user.isActive,
+          user_role: user.userRole,
+          extra_info: jsonToDb(user.extraInfo),
+          created_on: timeToDb(dialect, user.now),
+          last_updated: timeToDb(dialect, user.now),
+          failed_login_tries: 0,
+        })
+        .onConflict()
+        .ignore();
+      // Whoever's system id is stored made the row: two instances seeding together both succeed,
+      // and exactly one of them learns that it created the account.
+      const row = (await knex('users').select('system_id').where('email', user.email).first()) as Row | undefined;
+      return row !== undefined && row['system_id'] === user.systemId;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { PKG_DIR } from '../../src/config/paths.js';
+import { actionsMarkdown } from '../../src/docs/actions-doc.js';
+import { actionNames } from '../../src/protocol/index.js';
+
+describe('docs/actions.md', () => {
+  it('is what `npm run docs` generates from the registry (run it after changing an action)', () => {
+    assert.equal(readFileSync(join(PKG_DIR, 'docs', 'actions.md'), 'utf8'), actionsMarkdown());
+  });
+  it('documents every action', () => {
+    const text = actionsMarkdown();
+    for (const name of actionNames) assert.ok(text.includes(`## ${name}\n`), name);
+  });
+});
