@@ -42,7 +42,6 @@ export async function seedFixedAccounts(
   admin: AdminCredentials,
 ): Promise<SeedResult> {
   const now = deps.clock.now();
-  const system = { provenance: 'auto-created', type: 'system-user' };
   // Hash only for accounts still missing: a seeded database costs nothing at start-up.
   const ensure = async (userId: number, make: () => Promise<NewUser>): Promise<boolean> =>
     (await users.byId(userId)) === null && users.insertIfAbsent(await make());
@@ -59,33 +58,42 @@ export async function seedFixedAccounts(
     emailVerified: true,
     isActive: true,
     userRole: 'superuser',
-    extraInfo: system,
+    extraInfo: { provenance: 'auto-created', type: 'system-user' },
     now,
   }));
-  await ensure(ANONYMOUS_ID, async () => ({
-    userId: ANONYMOUS_ID,
+  // Accounts nobody logs in to: their random passwords are never kept.
+  const systemAccount = async (
+    userId: number,
+    fullName: string,
+    email: string,
+    role: string,
+    active: boolean,
+    type: string,
+  ): Promise<NewUser> => ({
+    userId,
     systemId: uuidV4(deps.random),
-    fullName: 'The systemwide anonymous user',
-    email: 'anonuser@localhost',
+    fullName,
+    email,
     passwordHash: await deps.hasher.hash(newToken(deps.random)),
-    emailVerified: true,
-    isActive: true,
-    userRole: 'anonymous',
-    extraInfo: system,
+    emailVerified: active,
+    isActive: active,
+    userRole: role,
+    extraInfo: { provenance: 'auto-created', type },
     now,
-  }));
-  await ensure(DUMMY_ID, async () => ({
-    userId: DUMMY_ID,
-    systemId: uuidV4(deps.random),
-    fullName: 'The systemwide locked user',
-    email: 'dummyuser@localhost',
-    passwordHash: await deps.hasher.hash(newToken(deps.random)),
-    emailVerified: false,
-    isActive: false,
-    userRole: 'locked',
-    extraInfo: { provenance: 'auto-created', type: 'locked-user' },
-    now,
-  }));
+  });
+  await ensure(ANONYMOUS_ID, () =>
+    systemAccount(
+      ANONYMOUS_ID,
+      'The systemwide anonymous user',
+      'anonuser@localhost',
+      'anonymous',
+      true,
+      'system-user',
+    ),
+  );
+  await ensure(DUMMY_ID, () =>
+    systemAccount(DUMMY_ID, 'The systemwide locked user', 'dummyuser@localhost', 'locked', false, 'locked-user'),
+  );
   return {
     created: createdSuperuser
       ? { email, password, generated: { email: admin.email === undefined, password: admin.password === undefined } }

@@ -4,9 +4,20 @@ import type { ActionSpec } from '../action-spec.js';
 
 const SessionToken = Text(LIMITS.token, { description: 'the session token (a cookie value)' });
 
-/** `session_info` of session-exists: the reference's keys, user and session together. */
-export const SessionInfo = Type.Object({
+/** The session itself, as internal-session-edit returns it. */
+export const SessionRecord = Type.Object({
   user_id: Type.Integer(),
+  session_token: Type.String(),
+  ip_address: Type.String(),
+  user_agent: Type.String(),
+  created: DateTimeOut(),
+  expires: DateTimeOut(),
+  extra_info_json: Type.Record(Type.String(), Type.Unknown()),
+});
+
+/** `session_info` of session-exists: the reference's keys, the session's and its user's. */
+export const SessionInfo = Type.Object({
+  ...SessionRecord.properties,
   system_id: Type.String(),
   full_name: Nullable(Type.String()),
   email: Type.String(),
@@ -18,23 +29,6 @@ export const SessionInfo = Type.Object({
   last_login_success: Nullable(DateTimeOut()),
   created_on: DateTimeOut(),
   user_role: Type.String(),
-  session_token: Type.String(),
-  ip_address: Type.String(),
-  user_agent: Type.String(),
-  created: DateTimeOut(),
-  expires: DateTimeOut(),
-  extra_info_json: Type.Record(Type.String(), Type.Unknown()),
-});
-
-/** The session part alone, as internal-session-edit returns it. */
-export const SessionRecord = Type.Object({
-  user_id: Type.Integer(),
-  session_token: Type.String(),
-  ip_address: Type.String(),
-  user_agent: Type.String(),
-  created: DateTimeOut(),
-  expires: DateTimeOut(),
-  extra_info_json: Type.Record(Type.String(), Type.Unknown()),
 });
 
 export const sessionActions = {
