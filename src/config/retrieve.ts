@@ -1,77 +1,66 @@
 /**
- * Retrieval of raw item values: the environment first, then the command-line option, then the
- * default (spec: "The environment is consulted first, then the command-line option"), and
- * `readable_from_file` applied.
+ * Retrieval of one item's value (spec: Retrieval of configuration items): the environment first (the
+ * real one, then the `--envfile`), then the command-line option, then the default; then
+ * `readable_from_file` (the value itself, a file named by it, or a URL fetched), then
+ * `postprocess_value`.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import type { ConfVar, ConfVars } from './confvars.js';
+import { pathToFileURL } from 'node:url';
+import type { ConfVar } from './confvars.js';
 import { envNames } from './confvars.js';
 import type { Environment } from './environment.js';
+import { fetchValue } from './http-fetch.js';
 import { PKG_DIR } from './paths.js';
 
-export interface ParsedArgs {
+export interface Sources {
+  /** The real environment merged over the `--envfile` values. */
+  readonly env: Environment;
   readonly options: ReadonlyMap<string, string>;
-  readonly problems: readonly string[];
 }
 
-/** `--name=value` or `--name value`; every option must be an item's `cmdline`. */
-export function parseArgs(argv: readonly string[], confvars: ConfVars): ParsedArgs {
-  const known = new Set(
-    Object.values(confvars)
-      .map((item) => item.cmdline)
-      .filter((name): name is string => name !== null),
-  );
-  const options = new Map<string, string>();
-  const problems: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    const match = /^--([a-z0-9_-]+)(?:=(.*))?$/is.exec(arg);
-    if (match === null) {
-      problems.push(`unexpected argument "${arg}" (options look like --name=value)`);
-      continue;
-    }
-    const name = (match[1] ?? '').toLowerCase();
-    let value = match[2];
-    if (value === undefined) {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) {
-        problems.push(`--${name} needs a value`);
-        continue;
-      }
-      value = next;
-      i++;
-    }
-    if (!known.has(name)) problems.push(`unknown option --${name}`);
-    else options.set(name, value);
-  }
-  return { options, problems };
-}
+export type Raw = string | number | boolean | null;
 
 export interface RawValue {
-  readonly value: string | number | boolean | null;
+  readonly value: Raw;
   /** Where it came from, for messages: an env name, `--option`, or `default`. */
   readonly source: string;
 }
 
-export function rawValue(item: ConfVar, env: Environment, options: ReadonlyMap<string, string>): RawValue {
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'authsvc';
+  }
+}
+
+/** Placeholders a default may hold, so the shipped file stays machine-independent. */
+function expandDefault(value: string): string {
+  return value
+    .replaceAll('[[pkgdir]]', PKG_DIR)
+    .replaceAll('[[hostname]]', hostname())
+    .replaceAll('[[osuser]]', osUser());
+}
+
+export function rawValue(item: ConfVar, sources: Sources): RawValue {
   for (const name of envNames(item)) {
-    const value = env[name];
+    const value = sources.env[name];
     if (value !== undefined && value !== '') return { value, source: name };
   }
   if (item.cmdline !== null) {
-    const value = options.get(item.cmdline);
+    const value = sources.options.get(item.cmdline);
     if (value !== undefined && value !== '') return { value, source: `--${item.cmdline}` };
   }
-  const fallback = typeof item.default === 'string' ? item.default.replaceAll('[[pkgdir]]', PKG_DIR) : item.default;
+  const fallback = typeof item.default === 'string' ? expandDefault(item.default) : item.default;
   return { value: fallback === '' ? null : fallback, source: 'default' };
 }
 
-/**
- * `readable_from_file: "string"`: the value itself, or the content of the file it names (a relative
- * path resolves against basedir).
- */
-export function readableFromFile(value: string, basedir: string): { value: string } | { problem: string } {
+export type Retrieved = { readonly value: Raw } | { readonly problem: string };
+
+/** The value itself, or the content of the file it names (a relative path resolves against basedir). */
+export function valueOrFileContent(value: string, basedir: string): Retrieved {
   const path = isAbsolute(value) ? value : resolve(basedir, value);
   let isFile = false;
   try {
@@ -85,4 +74,44 @@ export function readableFromFile(value: string, basedir: string): { value: strin
   } catch (error) {
     return { problem: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
+}
+
+/** Calls `module.js::function` (the module path relative to the confvars file's folder). */
+async function postprocess(reference: string, value: Raw, confvarsDir: string): Promise<Retrieved> {
+  const separator = reference.lastIndexOf('::');
+  const modulePath = reference.slice(0, separator);
+  const functionName = reference.slice(separator + 2);
+  const url = pathToFileURL(isAbsolute(modulePath) ? modulePath : resolve(confvarsDir, modulePath)).href;
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    return { problem: `postprocess_value: cannot load ${modulePath}: ${(error as Error).message}` };
+  }
+  const fn = module[functionName];
+  if (typeof fn !== 'function') return { problem: `postprocess_value: ${modulePath} has no function ${functionName}` };
+  try {
+    const result: unknown = await (fn as (v: Raw) => unknown)(value);
+    if (result === null || ['string', 'number', 'boolean'].includes(typeof result)) return { value: result as Raw };
+    return { problem: `postprocess_value: ${functionName} returned a ${typeof result}, not a value` };
+  } catch (error) {
+    return { problem: `postprocess_value: ${functionName} failed: ${(error as Error).message}` };
+  }
+}
+
+export interface RetrieveContext {
+  readonly basedir: string;
+  readonly confvarsDir: string;
+  readonly env: Environment;
+}
+
+export async function retrieve(item: ConfVar, raw: RawValue, context: RetrieveContext): Promise<Retrieved> {
+  let retrieved: Retrieved = { value: raw.value };
+  const rff = item.readable_from_file;
+  if (typeof raw.value === 'string' && rff !== false) {
+    retrieved =
+      rff === 'string' ? valueOrFileContent(raw.value, context.basedir) : await fetchValue(raw.value, rff, context.env);
+  }
+  if ('problem' in retrieved || item.postprocess_value === null || raw.value === null) return retrieved;
+  return postprocess(item.postprocess_value, retrieved.value, context.confvarsDir);
 }

@@ -9,22 +9,21 @@ const URLSAFE = /^[A-Za-z0-9_-]*={0,2}$/;
 
 function decode(text: string, alphabet: RegExp, encoding: 'base64' | 'base64url'): Buffer | null {
   if (!alphabet.test(text)) return null;
-  const padded = text.endsWith('=');
-  // Padded text must be a whole number of 4-character groups; unpadded text may not leave a
-  // single dangling character (it would carry fewer than 8 bits).
-  if (padded ? text.length % 4 !== 0 : text.length % 4 === 1) return null;
+  // Padding is required, as Python's decoders (and so the reference) require it: text must be a
+  // whole number of 4-character groups.
+  if (text.length % 4 !== 0) return null;
   const bytes = Buffer.from(text, encoding);
   // Reject non-canonical encodings (unused low bits set): re-encoding must give the same text.
   const again = bytes.toString(encoding).replace(/=+$/, '');
   return again === text.replace(/=+$/, '') ? bytes : null;
 }
 
-/** Standard alphabet (`+/`), padding optional but, when present, correct. */
+/** Standard alphabet (`+/`), with its `=` padding. */
 export function decodeBase64(text: string): Buffer | null {
   return decode(text, STANDARD, 'base64');
 }
 
-/** URL-safe alphabet (`-_`), padding optional but, when present, correct. */
+/** URL-safe alphabet (`-_`), with its `=` padding. */
 export function decodeBase64Url(text: string): Buffer | null {
   return decode(text, URLSAFE, 'base64url');
 }

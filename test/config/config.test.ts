@@ -4,12 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadConfVars } from '../../src/config/confvars.js';
 import { loadConfig } from '../../src/config/load.js';
-import { PKG_DIR, SHIPPED_CONFVARS } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/config/paths.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 
-const confvars = loadConfVars(SHIPPED_CONFVARS);
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -17,18 +15,18 @@ const key = generateFernetKey();
 const required = { AUTHSVC_SECRET: key, AUTHSVC_PIISALT: 'pepper-pepper', AUTHSVC_AUTHDB: 'sqlite:///a.sqlite' };
 
 function load(env: Record<string, string>, argv: string[] = []) {
-  return loadConfig(argv, { AUTHSVC_BASEDIR: dir, ...env }, confvars);
+  return loadConfig(argv, { AUTHSVC_BASEDIR: dir, ...env });
 }
 
-function loaded(env: Record<string, string>, argv: string[] = []) {
-  const result = load(env, argv);
+async function loaded(env: Record<string, string>, argv: string[] = []) {
+  const result = await load(env, argv);
   assert.ok(result.ok, result.ok ? '' : result.problems.join('; '));
   return result.config;
 }
 
 describe('configuration', () => {
-  it('refuses to start without the secret, the PII salt and the database URL, naming all three', () => {
-    const result = load({});
+  it('refuses to start without the secret, the PII salt and the database URL, naming all three', async () => {
+    const result = await load({});
     assert.equal(result.ok, false);
     const problems = result.ok ? [] : result.problems;
     assert.equal(problems.length, 3);
@@ -37,8 +35,8 @@ describe('configuration', () => {
     assert.match(problems[2] ?? '', /^authdb .* is required$/);
   });
 
-  it('takes every item from the environment or the command line, the environment first', () => {
-    const fromArgs = loaded({}, [
+  it('takes every item from the environment or the command line, the environment first', async () => {
+    const fromArgs = await loaded({}, [
       `--secret=${key}`,
       '--piisalt',
       'pepper-pepper',
@@ -47,12 +45,12 @@ describe('configuration', () => {
     ]);
     assert.equal(fromArgs.port, 9000);
     assert.equal(fromArgs.authdb.filename, join(dir, 'b.sqlite'));
-    const both = loaded({ ...required, AUTHSVC_PORT: '7000' }, ['--port=9000']);
+    const both = await loaded({ ...required, AUTHSVC_PORT: '7000' }, ['--port=9000']);
     assert.equal(both.port, 7000);
   });
 
-  it('has the documented defaults', () => {
-    const config = loaded(required);
+  it('has the documented defaults', async () => {
+    const config = await loaded(required);
     assert.equal(config.listen, '127.0.0.1');
     assert.equal(config.port, 13431);
     assert.deepEqual(config.allowedHosts, ['localhost', '127.0.0.1']);
@@ -64,31 +62,31 @@ describe('configuration', () => {
     assert.deepEqual([...config.policy.roles].sort(), ['anonymous', 'authenticated', 'locked', 'staff', 'superuser']);
   });
 
-  it('accepts both AUTHSVC_SECRET and AUTHSVC_SECRETKEY', () => {
+  it('accepts both AUTHSVC_SECRET and AUTHSVC_SECRETKEY', async () => {
     const { AUTHSVC_SECRET: _unused, ...rest } = required;
-    assert.ok(loaded({ ...rest, AUTHSVC_SECRETKEY: key }).keyring);
+    assert.ok((await loaded({ ...rest, AUTHSVC_SECRETKEY: key })).keyring);
   });
 
-  it('reads PORT before AUTHSVC_PORT', () => {
-    assert.equal(loaded({ ...required, PORT: '8080', AUTHSVC_PORT: '9090' }).port, 8080);
-    assert.equal(loaded({ ...required, AUTHSVC_PORT: '9090' }).port, 9090);
+  it('reads PORT before AUTHSVC_PORT', async () => {
+    assert.equal((await loaded({ ...required, PORT: '8080', AUTHSVC_PORT: '9090' })).port, 8080);
+    assert.equal((await loaded({ ...required, AUTHSVC_PORT: '9090' })).port, 9090);
   });
 
-  it('reads the secret and the salt from files (relative to basedir or absolute)', () => {
+  it('reads the secret and the salt from files (relative to basedir or absolute)', async () => {
     writeFileSync(join(dir, 'secret-key'), `${key}\n`, { mode: 0o400 });
     writeFileSync(join(dir, 'salt'), 'file-salt-value\n');
-    const config = loaded({ ...required, AUTHSVC_SECRET: 'secret-key', AUTHSVC_PIISALT: join(dir, 'salt') });
+    const config = await loaded({ ...required, AUTHSVC_SECRET: 'secret-key', AUTHSVC_PIISALT: join(dir, 'salt') });
     assert.equal(config.piisalt, 'file-salt-value');
     assert.equal(config.keyring.keys.length, 1);
   });
 
-  it('takes a list of keys for rotation', () => {
-    const config = loaded({ ...required, AUTHSVC_SECRET: `${generateFernetKey()};${key}` });
+  it('takes a list of keys for rotation', async () => {
+    const config = await loaded({ ...required, AUTHSVC_SECRET: `${generateFernetKey()};${key}` });
     assert.equal(config.keyring.keys.length, 2);
   });
 
-  it('lists every invalid item at once', () => {
-    const result = load(
+  it('lists every invalid item at once', async () => {
+    const result = await load(
       {
         AUTHSVC_SECRET: 'not-a-key',
         AUTHSVC_PIISALT: 'short',
@@ -121,10 +119,10 @@ describe('configuration', () => {
     }
   });
 
-  it('refuses a policy without the required roles', () => {
+  it('refuses a policy without the required roles', async () => {
     const path = join(dir, 'policy.json');
     writeFileSync(path, JSON.stringify({ roles: ['superuser', 'anonymous'] }));
-    const result = load({ ...required, AUTHSVC_PERMISSIONS: path });
+    const result = await load({ ...required, AUTHSVC_PERMISSIONS: path });
     assert.equal(result.ok, false);
     assert.match(result.ok ? '' : (result.problems[0] ?? ''), /lacks the required roles: authenticated, locked/);
   });
@@ -144,5 +142,55 @@ describe('the authsvc command', () => {
     );
     assert.equal(result.status, 2, result.stderr);
     assert.match(result.stderr, /^authsvc: cannot start:\n {2}- secret .*\n {2}- piisalt .*\n {2}- authdb .*\n$/);
+  });
+});
+
+describe('structured items', () => {
+  it('refuses bad password, hash, rate-limit, TLS, worker and URL settings, all at once', async () => {
+    const result = await load({
+      ...required,
+      AUTHSVC_PASSPOLICY: 'min_pass_length:3;shortest:1',
+      AUTHSVC_PASSHASH: 'md5:1',
+      AUTHSVC_RATELIMITS: 'ipaddr:many',
+      AUTHSVC_TLSCERTFILE: join(dir, 'cert.pem'),
+      AUTHSVC_WORKERS: '0',
+      AUTHSVC_PWNEDURL: 'ftp://example.org',
+      AUTHSVC_USERLOCKTRIES: '0',
+      AUTHSVC_EMAILPORT: '99999',
+    });
+    assert.equal(result.ok, false);
+    const text = result.ok ? '' : result.problems.join('\n');
+    for (const fragment of [
+      'passpolicy',
+      'passhash',
+      'ratelimits',
+      'tlscertfile',
+      'workers',
+      'pwnedurl',
+      'userlocktries',
+      'emailport',
+    ]) {
+      assert.ok(text.includes(fragment), `mentions ${fragment}:\n${text}`);
+    }
+  });
+
+  it('reads the settings of later features with the spec defaults', async () => {
+    const config = await loaded(required);
+    assert.equal(config.userLockTries, 10);
+    assert.equal(config.userLockTimeSeconds, 3600);
+    assert.equal(config.workers, 4);
+    assert.deepEqual(config.passPolicy, {
+      minPassLength: 12,
+      maxUnsafeSimilarity: 50,
+      maxCharFrequency: 0.3,
+      minPwnedMatches: 25,
+    });
+    assert.deepEqual(config.passHash, { kind: 'argon2id', memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    assert.equal(config.rateLimits?.burst, 150);
+    assert.equal(config.email.port, 25);
+    assert.equal(config.email.server, 'localhost');
+    assert.equal(config.tls, null);
+    assert.equal((await loaded({ ...required, AUTHSVC_RATELIMITS: 'none' })).rateLimits, null);
+    assert.equal((await loaded({ ...required, AUTHSVC_PWNEDURL: 'none' })).pwnedUrl, null);
   });
 });

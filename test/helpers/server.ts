@@ -10,10 +10,9 @@ import { startApp } from '../../src/app.js';
 import type { RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config/load.js';
 import { argon2Hasher } from '../../src/domain/passwords.js';
-import { loadPolicyFile } from '../../src/policy/load.js';
-import { generateFernetKey, openJson, parseKeyring, sealJson } from '../../src/protocol/index.js';
+import { loadConfig } from '../../src/config/load.js';
+import { generateFernetKey, openJson, sealJson } from '../../src/protocol/index.js';
 import type { ActionInput, ActionName, Keyring, ResponseEnvelope } from '../../src/protocol/index.js';
-import { PKG_DIR } from '../../src/config/paths.js';
 import { FrozenClock } from './clock.js';
 import { databaseDigest } from './digest.js';
 
@@ -55,14 +54,9 @@ export interface TestServerOptions {
   readonly clock?: FrozenClock;
 }
 
-const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
-
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const basedir = options.basedir ?? mkdtempSync(join(tmpdir(), 'authsvc-test-'));
   const secret = generateFernetKey();
-  const keyring = parseKeyring(secret);
-  const policy = loadPolicyFile(DEFAULT_POLICY);
-  if (keyring === null || !policy.ok) throw new Error('test setup');
   const clock = options.clock ?? new FrozenClock();
   const logs: LogLine[] = [];
   const logStream = new Writable({
@@ -72,23 +66,21 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done();
     },
   });
-  const config: Config = {
-    keyring,
-    piisalt: 'test-pii-salt',
-    authdb: { dialect: 'sqlite', filename: join(basedir, 'authsvc.sqlite') },
-    basedir,
-    listen: '127.0.0.1',
-    port: 0,
-    allowedHosts: ['localhost', '127.0.0.1'],
-    debugmode: false,
-    sessionExpiryDays: 30,
-    messageTtlSeconds: 120,
-    maxBodySize: 1024 * 1024,
-    permissionsPath: DEFAULT_POLICY,
-    policy: policy.policy,
-    admin: { email: 'admin@example.org', password: 'correct horse battery staple' },
-    ...options.config,
-  };
+  // The real loader gives the real defaults; tests then override what they need.
+  const loaded = await loadConfig([], {
+    AUTHSVC_SECRET: secret,
+    AUTHSVC_PIISALT: 'test-pii-salt',
+    AUTHSVC_AUTHDB: 'sqlite:///authsvc.sqlite',
+    AUTHSVC_BASEDIR: basedir,
+    AUTHSVC_PORT: '0',
+    AUTHSVC_WORKERS: '1',
+    AUTHSVC_SERVERNAME: 'authsvc.test',
+    AUTHSVC_PWNEDURL: 'none',
+    AUTHSVC_ADMIN_EMAIL: 'admin@example.org',
+    AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
+  });
+  if (!loaded.ok) throw new Error(`test config: ${loaded.problems.join('; ')}`);
+  const config: Config = { ...loaded.config, ...options.config };
   const app = await startApp({ config, clock, hasher: testHasher, logStream });
   const effectiveKeyring = config.keyring;
 

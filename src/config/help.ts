@@ -1,0 +1,33 @@
+/** `authsvc --help`: every item of the configuration-variables file, with its option, variables and default. */
+import type { ConfVars } from './confvars.js';
+import { envNames } from './confvars.js';
+
+export function helpText(confvars: ConfVars): string {
+  const lines = [
+    'Usage: authsvc [--option=value ...]',
+    '       authsvc --autosetup [--basedir=DIR] [--force]',
+    '',
+    'Each item is read from its environment variable, then from an --envfile, then from its option,',
+    'else its default. Items marked "file" may also name a file holding the value.',
+    '',
+    'Command-line only:',
+    '  --help              print this and exit',
+    '  --autosetup         ask for the database, policy and admin account, write the secret, salt and .env',
+    '                      into basedir, and exit (--force to run it over an existing setup)',
+    '  --envfile=PATH      read NAME=value lines from this file (the real environment still wins)',
+    '  --confvars=PATH     use this configuration-variables file instead of the shipped one',
+    '',
+    'Items:',
+  ];
+  for (const [name, item] of Object.entries(confvars.items)) {
+    const option = item.cmdline === null ? '(no option)' : `--${item.cmdline}`;
+    const variables = envNames(item).join(', ') || '(no variable)';
+    const fallback =
+      item.default === null ? 'required' : item.default === '' ? 'none' : `default ${String(item.default)}`;
+    const file =
+      item.readable_from_file === false ? '' : item.readable_from_file === 'string' ? ', file' : ', fetched over HTTP';
+    lines.push(`  ${option}  ${variables}  [${item.type}, ${fallback}${file}]`);
+    lines.push(`      ${name}: ${item.help}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

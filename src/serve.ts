@@ -1,0 +1,75 @@
+/**
+ * The `authsvc` command, as a function: --help, --autosetup, or read the configuration and serve.
+ * main.ts (the bin) and start.ts (`npm start`) both call it.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { startApp } from './app.js';
+import type { RunningApp } from './app.js';
+import type { Environment } from './config/environment.js';
+import { helpText } from './config/help.js';
+import { readInputs, resolveConfig } from './config/load.js';
+import { rawValue } from './config/retrieve.js';
+import { askAnswers, describeSetup, runSetup } from './setup/autosetup.js';
+
+export interface Terminal {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+}
+
+export type Outcome = { readonly exitCode: number } | { readonly app: RunningApp };
+
+function refuse(terminal: Terminal, problems: readonly string[]): Outcome {
+  terminal.stderr.write(`authsvc: cannot start:\n${problems.map((p) => `  - ${p}\n`).join('')}`);
+  return { exitCode: 2 };
+}
+
+export async function serve(argv: readonly string[], env: Environment, terminal: Terminal): Promise<Outcome> {
+  const inputs = readInputs(argv, env);
+  const { commandLine, confvars } = inputs;
+  if (commandLine.help) {
+    if (confvars === null) return refuse(terminal, inputs.problems);
+    terminal.stdout.write(helpText(confvars));
+    return { exitCode: 0 };
+  }
+  if (commandLine.autosetup) {
+    if (inputs.problems.length > 0 || confvars === null) return refuse(terminal, inputs.problems);
+    const basedirItem = confvars.items['basedir'];
+    const basedir = String((basedirItem ? rawValue(basedirItem, inputs.sources).value : null) ?? '.');
+    const answers = await askAnswers(terminal.stdin, terminal.stdout);
+    const setup = await runSetup(basedir, answers, { force: commandLine.force });
+    if (!setup.ok) return refuse(terminal, setup.problems);
+    terminal.stdout.write(describeSetup(setup.done));
+    return { exitCode: 0 };
+  }
+  if (commandLine.force) return refuse(terminal, ['--force only goes with --autosetup']);
+  const loaded = await resolveConfig(inputs);
+  if (!loaded.ok) return refuse(terminal, loaded.problems);
+  const app = await startApp({ config: loaded.config });
+  app.log.info('listening', {
+    url: app.url,
+    tls: loaded.config.tls !== null,
+    startup_ms: Math.round(performance.now()),
+  });
+  return { app };
+}
+
+/** Stops on SIGTERM or SIGINT: closes the listener and the store, then exits 0. */
+export function stopOnSignals(app: RunningApp): void {
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info('stopping', { signal });
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    stop('SIGINT');
+  });
+}
