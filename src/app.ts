@@ -2,10 +2,8 @@
  * The composition root: the only place that builds the real ports and wires them together.
  * Tests call startApp with their own clock, randomness, hasher and log stream.
  */
-import { existsSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
 import { memoryReplayCache } from './admission/replay.js';
@@ -24,7 +22,7 @@ import { piiHasher } from './log/pii.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
 import { seedFixedAccounts } from './store/seed.js';
-import type { SeedResult } from './store/seed.js';
+import { writeCredentials } from './setup/credentials.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -42,17 +40,6 @@ export interface RunningApp {
   /** Set when this start created the superuser and wrote its credentials to a file. */
   readonly credentialsFile: string | null;
   close(): Promise<void>;
-}
-
-export const CREDENTIALS_FILE = '.authsvc-admin-credentials';
-
-/** Writes generated admin credentials next to the database, readable by the owner only. */
-function writeCredentials(basedir: string, created: NonNullable<SeedResult['created']>, now: number): string | null {
-  if (!created.generated.password) return null;
-  let path = join(basedir, CREDENTIALS_FILE);
-  if (existsSync(path)) path = `${path}-${Math.floor(now / 1000)}`;
-  writeFileSync(path, `${created.email} ${created.password}\n`, { mode: 0o400, flag: 'wx' });
-  return path;
 }
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
@@ -86,6 +73,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     });
     const app = createHttpApp({
       keyring: config.keyring,
+      debugmode: config.debugmode,
       allowedHosts: new Set(config.allowedHosts),
       maxBodySize: config.maxBodySize,
       messageTtlSeconds: config.messageTtlSeconds,
@@ -103,9 +91,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         workers: () => ({ expected: 1, alive: 1 }),
       },
     });
-    const server = await listen(app, { host: config.listen, port: config.port });
+    const server = await listen(app, { host: config.listen, port: config.port, tls: config.tls });
     const { address, port } = server.address() as AddressInfo;
-    const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
+    const scheme = config.tls === null ? 'http' : 'https';
+    const url = `${scheme}://${address.includes(':') ? `[${address}]` : address}:${port}/`;
     return {
       url,
       server,

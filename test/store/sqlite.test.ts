@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CREDENTIALS_FILE } from '../../src/app.js';
+import { CREDENTIALS_FILE } from '../../src/setup/credentials.js';
 import { parseDatabaseUrl } from '../../src/store/url.js';
 import { startTestServer } from '../helpers/server.js';
 

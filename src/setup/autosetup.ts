@@ -1,0 +1,159 @@
+/**
+ * `--autosetup` (spec rule 1): asks for the database URL, the permissions file and the admin account,
+ * creates the database and the superuser, writes the secret and the PII salt (mode 0400, never
+ * overwritten), copies the default policy and the configuration-variables file into basedir, writes
+ * `.env`, and says how to start. `npm start` runs the same setup with every answer blank.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { SHIPPED_CONFVARS, PKG_DIR } from '../config/paths.js';
+import { argon2Hasher } from '../domain/passwords.js';
+import type { PasswordHasher } from '../domain/passwords.js';
+import { systemClock } from '../domain/ports.js';
+import type { Clock, Random } from '../domain/ports.js';
+import { randomSource } from '../domain/random.js';
+import { loadPolicyFile } from '../policy/load.js';
+import { generateFernetKey } from '../protocol/index.js';
+import { openStore } from '../store/index.js';
+import { seedFixedAccounts } from '../store/seed.js';
+import { parseDatabaseUrl } from '../store/url.js';
+import { writeCredentials } from './credentials.js';
+
+export const SECRET_FILE = '.authsvc-secret-key';
+export const SALT_FILE = '.authsvc-salt';
+export const ENV_FILE = '.env';
+
+/** Blank answers take the defaults. */
+export interface SetupAnswers {
+  readonly authdb: string;
+  readonly permissions: string;
+  readonly adminEmail: string;
+  readonly adminPassword: string;
+}
+
+export const BLANK_ANSWERS: SetupAnswers = { authdb: '', permissions: '', adminEmail: '', adminPassword: '' };
+
+export interface SetupOptions {
+  readonly force: boolean;
+  readonly hasher?: PasswordHasher;
+  readonly clock?: Clock;
+  readonly random?: Random;
+}
+
+export interface SetupDone {
+  readonly basedir: string;
+  readonly envFile: string;
+  readonly secretFile: string;
+  readonly credentialsFile: string | null;
+  readonly startCommand: string;
+}
+
+export type SetupResult =
+  { readonly ok: true; readonly done: SetupDone } | { readonly ok: false; readonly problems: string[] };
+
+/** Writes a file only when it does not exist yet: a rerun never replaces a secret or an edited copy. */
+function writeOnce(path: string, content: string | Buffer, mode: number): void {
+  if (!existsSync(path)) writeFileSync(path, content, { mode, flag: 'wx' });
+}
+
+export async function runSetup(basedirArg: string, answers: SetupAnswers, options: SetupOptions): Promise<SetupResult> {
+  const basedir = resolve(basedirArg);
+  const envFile = join(basedir, ENV_FILE);
+  if (existsSync(envFile) && !options.force) {
+    return {
+      ok: false,
+      problems: [`${basedir} is already set up (${envFile} exists); add --force to set it up again`],
+    };
+  }
+  const problems: string[] = [];
+  const authdbUrl = answers.authdb.trim() || `sqlite:///${join(basedir, 'authsvc.sqlite')}`;
+  const target = parseDatabaseUrl(authdbUrl, basedir);
+  if (!target.ok) problems.push(`database URL ${target.problem}`);
+  const permissions =
+    answers.permissions.trim() === '' ? join(basedir, 'permissions.json') : resolve(answers.permissions.trim());
+  if (answers.permissions.trim() !== '') {
+    const policy = loadPolicyFile(permissions);
+    if (!policy.ok) problems.push(...policy.problems.map((p) => `permissions: ${p}`));
+  }
+  if (!target.ok || problems.length > 0) return { ok: false, problems };
+
+  mkdirSync(basedir, { recursive: true, mode: 0o700 });
+  const secretFile = join(basedir, SECRET_FILE);
+  const saltFile = join(basedir, SALT_FILE);
+  const random = options.random ?? randomSource;
+  writeOnce(secretFile, generateFernetKey(), 0o400);
+  writeOnce(saltFile, random.bytes(32).toString('base64url'), 0o400);
+  writeOnce(join(basedir, 'permissions.json'), readFileSync(join(PKG_DIR, 'policy', 'default.json')), 0o644);
+  const confvarsCopy = join(basedir, 'confvars.json');
+  writeOnce(confvarsCopy, readFileSync(SHIPPED_CONFVARS), 0o644);
+
+  const clock = options.clock ?? systemClock;
+  const store = openStore(target.target);
+  let credentialsFile: string | null = null;
+  try {
+    await store.migrate();
+    const seeded = await seedFixedAccounts(
+      store.users,
+      { clock, random, hasher: options.hasher ?? argon2Hasher() },
+      {
+        ...(answers.adminEmail.trim() === '' ? {} : { email: answers.adminEmail.trim() }),
+        ...(answers.adminPassword === '' ? {} : { password: answers.adminPassword }),
+      },
+    );
+    if (seeded.created !== null) credentialsFile = writeCredentials(basedir, seeded.created, clock.now());
+  } finally {
+    await store.close();
+  }
+
+  const startCommand = `authsvc --basedir=${basedir} --confvars=${confvarsCopy} --envfile=${envFile}`;
+  writeFileSync(
+    envFile,
+    [
+      `# Written by authsvc --autosetup. Start with:`,
+      `#   ${startCommand}`,
+      `AUTHSVC_BASEDIR=${basedir}`,
+      `AUTHSVC_AUTHDB=${authdbUrl}`,
+      `AUTHSVC_PERMISSIONS=${permissions}`,
+      `AUTHSVC_SECRET=${secretFile}`,
+      `AUTHSVC_PIISALT=${saltFile}`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
+  return { ok: true, done: { basedir, envFile, secretFile, credentialsFile, startCommand } };
+}
+
+const QUESTIONS: ReadonlyArray<readonly [keyof SetupAnswers, string]> = [
+  ['authdb', 'Database URL (blank: an SQLite database in the base directory): '],
+  ['permissions', 'Permissions policy JSON file (blank: the shipped default): '],
+  ['adminEmail', 'Admin email (blank: <your user>@localhost): '],
+  ['adminPassword', 'Admin password (blank: generate one): '],
+];
+
+/** Asks the questions on `input` (a terminal or piped answers, one per line). */
+export async function askAnswers(input: Readable, output: Writable): Promise<SetupAnswers> {
+  const lines = createInterface({ input, terminal: false })[Symbol.asyncIterator]();
+  const answers: Record<string, string> = {};
+  for (const [key, question] of QUESTIONS) {
+    output.write(question);
+    const next = await lines.next();
+    answers[key] = next.done === true ? '' : next.value;
+    if (next.done === true) output.write('\n');
+  }
+  return answers as unknown as SetupAnswers;
+}
+
+export function describeSetup(done: SetupDone): string {
+  return [
+    `authsvc is set up in ${done.basedir}`,
+    `  secret key: ${done.secretFile} (give it to the frontend)`,
+    done.credentialsFile === null
+      ? '  admin account: the email and password you gave'
+      : `  admin credentials: ${done.credentialsFile}`,
+    `Start it with:`,
+    `  ${done.startCommand}`,
+    '',
+  ].join('\n');
+}

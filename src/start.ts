@@ -1,0 +1,63 @@
+/**
+ * `npm start`: zero configuration. The first run sets authsvc up (as --autosetup with every answer
+ * blank) in the git-ignored `.authsvc/` folder of the package; every run then starts from its `.env`.
+ * Items can still be changed by the environment or by options after `npm start --`.
+ */
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { readEnvironment } from './config/environment.js';
+import { PKG_DIR } from './config/paths.js';
+import { serve, stopOnSignals } from './serve.js';
+import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
+import { CREDENTIALS_FILE } from './setup/credentials.js';
+
+const basedir = join(PKG_DIR, '.authsvc');
+
+async function start(): Promise<number | null> {
+  if (!existsSync(join(basedir, ENV_FILE))) {
+    const setup = await runSetup(basedir, BLANK_ANSWERS, { force: false });
+    if (!setup.ok) {
+      process.stderr.write(`authsvc: setup failed:\n${setup.problems.map((p) => `  - ${p}\n`).join('')}`);
+      return 2;
+    }
+    process.stdout.write(`First start: ${describeSetup(setup.done)}`);
+  }
+  const argv = [
+    '--basedir',
+    basedir,
+    '--confvars',
+    join(basedir, 'confvars.json'),
+    '--envfile',
+    join(basedir, ENV_FILE),
+  ];
+  const outcome = await serve([...argv, ...process.argv.slice(2)], readEnvironment(), process);
+  if ('exitCode' in outcome) return outcome.exitCode;
+  const show = (file: string): string => relative(process.cwd(), join(basedir, file)) || file;
+  process.stdout.write(
+    [
+      '',
+      `authsvc is listening on ${outcome.app.url}`,
+      existsSync(join(basedir, CREDENTIALS_FILE))
+        ? `  admin credentials: ${show(CREDENTIALS_FILE)}`
+        : '  admin account: the one you configured',
+      `  shared secret:     ${show(SECRET_FILE)}`,
+      '  connect a frontend:',
+      "    import { createClient } from 'authsvc/client';",
+      `    const authsvc = createClient({ url: '${outcome.app.url}', secret: readFileSync('${join(basedir, SECRET_FILE)}', 'utf8') });`,
+      '  stop with Ctrl-C',
+      '',
+    ].join('\n'),
+  );
+  stopOnSignals(outcome.app);
+  return null;
+}
+
+start().then(
+  (code) => {
+    if (code !== null) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`authsvc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
