@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { openJson, parseKeyring, sealJson } from '../protocol/index.js';
 import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } from '../protocol/index.js';
+import { createTransport, TransportError } from './transport.js';
+import type { RawReply } from './transport.js';
 
 export type { ActionInput, ActionName, ActionOutput, RequestId, ResponseEnvelope } from '../protocol/index.js';
 
@@ -38,8 +40,10 @@ export class AuthsvcError extends Error {
 }
 
 export interface ClientOptions {
-  /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ */
+  /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ or https://auth.internal:13431/ */
   readonly url: string;
+  /** PEM CA certificate(s) to trust for an https URL (e.g. a private or self-signed certificate). */
+  readonly ca?: string | Buffer;
   /** The pre-shared Fernet key (or `;`-separated keys: the first encrypts). */
   readonly secret: string;
   /** Per-request timeout in milliseconds (default 5000). */
@@ -58,6 +62,8 @@ export interface RequestOptions {
 
 export interface AuthsvcClient {
   request<K extends ActionName>(action: K, body: ActionInput<K>, options: RequestOptions): Promise<ResponseEnvelope<K>>;
+  /** Closes idle keep-alive connections. */
+  close(): void;
 }
 
 const KINDS: Readonly<Record<number, AuthsvcErrorKind>> = {
@@ -82,30 +88,23 @@ export function createClient(options: ClientOptions): AuthsvcClient {
   const url = new URL(options.url);
   const timeoutMs = options.timeoutMs ?? 5000;
   const replyTtlSeconds = options.replyTtlSeconds ?? 120;
+  const transport = createTransport(url, options.ca);
 
   return {
     async request(action, body, requestOptions) {
       const reqid = requestOptions.reqid ?? randomUUID();
       const sealed = sealJson(keyring, { request: action, body, reqid, client_ipaddr: requestOptions.clientIp });
-      const signals = [AbortSignal.timeout(timeoutMs), ...(requestOptions.signal ? [requestOptions.signal] : [])];
-      let response: Response;
-      let text: string;
+      let response: RawReply;
       try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'text/plain; charset=utf-8' },
-          body: sealed,
-          signal: AbortSignal.any(signals),
-        });
-        text = await response.text();
+        response = await transport.post(sealed, timeoutMs, requestOptions.signal);
       } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'TimeoutError') throw new AuthsvcError('timeout', `authsvc did not answer within ${timeoutMs} ms`);
-        if (name === 'AbortError') throw error;
-        throw new AuthsvcError('network', `cannot reach authsvc at ${url.origin}: ${(error as Error).message}`);
+        if (error instanceof TransportError && error.reason !== 'aborted')
+          throw new AuthsvcError(error.reason, error.message);
+        throw error;
       }
+      const text = response.text;
       if (response.status !== 200 && response.status !== 503) {
-        const retry = Number(response.headers.get('retry-after'));
+        const retry = Number(response.headers['retry-after']);
         throw new AuthsvcError(
           KINDS[response.status] ?? 'server-error',
           `authsvc answered ${response.status}: ${text.trim().slice(0, 200)}`,
@@ -133,6 +132,9 @@ export function createClient(options: ClientOptions): AuthsvcClient {
         throw new AuthsvcError('unavailable', `authsvc is unavailable: ${String(opened.value['failure_reason'])}`, 503);
       }
       return opened.value;
+    },
+    close() {
+      transport.close();
     },
   };
 }

@@ -3,39 +3,19 @@
  * replay), dispatch, seal the reply. Handlers never see Koa.
  */
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import Koa from 'koa';
 import type { Context } from 'koa';
-import type { ReplayCache } from '../admission/replay.js';
-import type { Dispatcher } from '../actions/dispatch.js';
-import type { Clock, Random } from '../domain/ports.js';
-import type { Logger } from '../log/logger.js';
-import type { Pii } from '../log/pii.js';
-import { actionSpecs, openJson, sealJson } from '../protocol/index.js';
-import type { Keyring } from '../protocol/index.js';
+import { actionSpecs, sealJson } from '../protocol/index.js';
 import { readBody } from './body.js';
 import { checkEnvelope } from './envelope-check.js';
+import { handleEcho, isLoopback } from './echo.js';
 import { healthReport } from './health.js';
-import type { HealthSources } from './health.js';
 import { normaliseHost } from './host.js';
 import { plain } from './plain.js';
-
-/** Tokens stamped further ahead than this are refused (the sender's clock is wrong, or it is forged). */
-export const MAX_FUTURE_SKEW_SECONDS = 30;
-
-export interface HttpDeps {
-  readonly keyring: Keyring;
-  readonly allowedHosts: ReadonlySet<string>;
-  readonly maxBodySize: number;
-  readonly messageTtlSeconds: number;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly dispatcher: Dispatcher;
-  readonly replay: ReplayCache;
-  readonly log: Logger;
-  readonly pii: Pii;
-  readonly health: HealthSources;
-}
+import type { HttpDeps } from './deps.js';
+import { openRequest, refusalStatus } from './open-request.js';
 
 export function createHttpApp(deps: HttpDeps): Koa {
   const app = new Koa();
@@ -73,6 +53,10 @@ export function createHttpApp(deps: HttpDeps): Koa {
       if (ctx.method !== 'POST') return plain(ctx, 405);
       return handleAction(ctx, deps);
     }
+    if (ctx.path === '/echo' && deps.debugmode && isLoopback(ctx.req.socket.remoteAddress)) {
+      if (ctx.method !== 'POST') return plain(ctx, 405);
+      return handleEcho(ctx, deps);
+    }
     if (ctx.path === '/health') {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return plain(ctx, 405);
       const { httpStatus, report } = await healthReport(deps.health);
@@ -94,15 +78,10 @@ async function handleAction(ctx: Context, deps: HttpDeps): Promise<void> {
     return plain(ctx, read.tooLarge ? 413 : 400);
   }
   const nowMs = deps.clock.now();
-  const opened = openJson(deps.keyring, read.text, {
-    nowMs,
-    ttlSeconds: deps.messageTtlSeconds,
-    maxSkewSeconds: MAX_FUTURE_SKEW_SECONDS,
-  });
+  const opened = openRequest(deps, read.text, nowMs);
   if (!opened.ok) {
-    const status = opened.reason === 'not-json' || opened.reason === 'not-utf8' ? 400 : 401;
     ctx.state['log'] = { refused: opened.reason };
-    return plain(ctx, status);
+    return plain(ctx, refusalStatus(opened.reason));
   }
   const checked = checkEnvelope(opened.value);
   if (!checked.ok) {
@@ -134,15 +113,24 @@ async function handleAction(ctx: Context, deps: HttpDeps): Promise<void> {
 export interface ListenOptions {
   readonly host: string;
   readonly port: number;
+  /** PEM certificate and key: the listener then speaks HTTPS, TLS 1.2 or later. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | null;
 }
 
 /** Starts the HTTP listener with timeouts that bound slow clients (slowloris). */
 export async function listen(app: Koa, options: ListenOptions): Promise<Server> {
   // A request without Host reaches our guard (401) instead of Node's bare 400.
   const handle = app.callback();
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void handle(req, res); // Koa answers its own errors; the promise never rejects
-  });
+  };
+  const server: Server =
+    options.tls == null
+      ? createServer({ requireHostHeader: false }, listener)
+      : createTlsServer(
+          { requireHostHeader: false, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' },
+          listener,
+        );
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;

@@ -1,0 +1,86 @@
+/**
+ * One POST over node:http or node:https with a keep-alive agent, a deadline and an optional CA
+ * (fetch cannot take a private CA without a dependency the client must not have).
+ */
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+export interface RawReply {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+}
+
+export class TransportError extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'network' | 'aborted',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Transport {
+  post(body: string, timeoutMs: number, signal?: AbortSignal): Promise<RawReply>;
+  close(): void;
+}
+
+export function createTransport(url: URL, ca?: string | Buffer): Transport {
+  const secure = url.protocol === 'https:';
+  if (!secure && url.protocol !== 'http:')
+    throw new TypeError(`authsvc client: ${url.protocol} is not http: or https:`);
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, ...(ca === undefined ? {} : { ca }) })
+    : new HttpAgent({ keepAlive: true });
+  const send = secure ? httpsRequest : httpRequest;
+
+  return {
+    post(body, timeoutMs, signal) {
+      return new Promise((resolve, reject) => {
+        const req = send(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              clearTimeout(timer);
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                text: Buffer.concat(chunks).toString('utf8'),
+              });
+            });
+            res.on('error', fail);
+          },
+        );
+        const timer = setTimeout(() => {
+          req.destroy(new TransportError('timeout', `authsvc did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        function fail(error: Error): void {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          reject(
+            error instanceof TransportError
+              ? error
+              : new TransportError('network', `cannot reach authsvc at ${url.origin}: ${error.message}`),
+          );
+        }
+        function onAbort(): void {
+          req.destroy(new TransportError('aborted', 'the request was aborted'));
+        }
+        signal?.addEventListener('abort', onAbort, { once: true });
+        req.on('error', fail);
+        req.end(body);
+      });
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Dispatcher } from '../actions/dispatch.js';
+import type { ReplayCache } from '../admission/replay.js';
+import type { Clock, Random } from '../domain/ports.js';
+import type { Logger } from '../log/logger.js';
+import type { Pii } from '../log/pii.js';
+import type { Keyring } from '../protocol/index.js';
+import type { HealthSources } from './health.js';
+
+/** What the transport needs; built in src/app.ts. */
+export interface HttpDeps {
+  readonly keyring: Keyring;
+  /** Enables /echo (from the loopback address only). */
+  readonly debugmode: boolean;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly maxBodySize: number;
+  readonly messageTtlSeconds: number;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly dispatcher: Dispatcher;
+  readonly replay: ReplayCache;
+  readonly log: Logger;
+  readonly pii: Pii;
+  readonly health: HealthSources;
+}
