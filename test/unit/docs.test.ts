@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/config/paths.js';
 import { actionsMarkdown } from '../../src/docs/actions-doc.js';
+import { loadConfVars } from '../../src/config/confvars.js';
+import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
+import { configurationMarkdown } from '../../src/docs/configuration-doc.js';
 import { actionNames } from '../../src/protocol/index.js';
 
 describe('docs/actions.md', () => {
@@ -13,5 +16,12 @@ describe('docs/actions.md', () => {
   it('documents every action', () => {
     const text = actionsMarkdown();
     for (const name of actionNames) assert.ok(text.includes(`## ${name}\n`), name);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('is what `npm run docs` generates from confvars.json', () => {
+    const expected = configurationMarkdown(loadConfVars(SHIPPED_CONFVARS, PKG_DIR));
+    assert.equal(readFileSync(join(PKG_DIR, 'docs', 'configuration.md'), 'utf8'), expected);
   });
 });
