@@ -1,6 +1,6 @@
 /**
  * The composition root: the only place that builds the real ports and wires them together.
- * Tests call startApp with their own clock, randomness, hasher and log stream.
+ * Tests call startApp with their own clock, randomness, hash queue and log stream.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,8 +10,11 @@ import { memoryReplayCache } from './admission/replay.js';
 import { logAuditSink } from './audit/audit.js';
 import type { Config } from './config/load.js';
 import { VERSION } from './config/version.js';
-import { argon2Hasher } from './domain/passwords.js';
-import type { PasswordHasher } from './domain/passwords.js';
+import { createHashQueue, defaultHashQueueOptions } from './passwords/hash-queue.js';
+import type { HashQueueOptions } from './passwords/hash-queue.js';
+import { createHasher } from './passwords/hashing.js';
+import { createPwnedChecker, noPwnedCheck } from './passwords/pwned.js';
+import { passwordService } from './passwords/service.js';
 import { systemClock } from './domain/ports.js';
 import type { Clock, Random } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
@@ -28,7 +31,8 @@ export interface AppOptions {
   readonly config: Config;
   readonly clock?: Clock;
   readonly random?: Random;
-  readonly hasher?: PasswordHasher;
+  /** Bounds of the password-hash queue (default: about the core count per machine). */
+  readonly hashQueue?: HashQueueOptions;
   readonly logStream?: Writable;
 }
 
@@ -50,14 +54,20 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const pii = piiHasher(config.piisalt);
   const startedAtMs = clock.now();
 
+  const hasher = createHasher(
+    config.passHash,
+    createHashQueue(options.hashQueue ?? defaultHashQueueOptions(config.workers)),
+  );
+  const passwords = passwordService(hasher, config.passPolicy, {
+    serverName: config.serverName,
+    pwned: config.pwnedUrl === null ? noPwnedCheck : createPwnedChecker({ url: config.pwnedUrl, clock }),
+    pwnedFailClosed: config.pwnedFailClosed,
+  });
+
   const store = openStore(config.authdb);
   try {
     await store.migrate();
-    const seeded = await seedFixedAccounts(
-      store.users,
-      { clock, random, hasher: options.hasher ?? argon2Hasher() },
-      config.admin,
-    );
+    const seeded = await seedFixedAccounts(store.users, { clock, random, hasher }, config.admin);
     const credentialsFile =
       seeded.created === null ? null : writeCredentials(config.basedir, seeded.created, clock.now());
     if (seeded.created !== null) {
@@ -69,6 +79,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       random,
       store,
       audit: logAuditSink(log, pii),
+      passwords,
       settings: { sessionExpiryDays: config.sessionExpiryDays },
     });
     const app = createHttpApp({

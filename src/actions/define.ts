@@ -7,6 +7,7 @@ import type { FailureCode } from '../domain/errors.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
 import type { ActionInput, ActionName, ActionOutput, RequestId } from '../protocol/index.js';
+import type { PasswordService } from '../passwords/service.js';
 import type { Store } from '../store/index.js';
 
 export interface Deps {
@@ -14,6 +15,7 @@ export interface Deps {
   readonly random: Random;
   readonly store: Store;
   readonly audit: AuditSink;
+  readonly passwords: PasswordService;
   readonly settings: {
     readonly sessionExpiryDays: number;
   };
@@ -26,7 +28,7 @@ export interface Meta {
 }
 
 /** Failures every action can return; their messages are the same everywhere (see dispatch). */
-export type CommonFailure = 'invalid_params' | 'db_unavailable';
+export type CommonFailure = 'invalid_params' | 'db_unavailable' | 'busy';
 
 export interface ActionDef<K extends ActionName, C extends FailureCode> {
   readonly name: K;

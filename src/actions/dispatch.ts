@@ -18,6 +18,8 @@ export type ResponsePayload =
 
 export interface Reply {
   readonly status: number;
+  /** Sent as the Retry-After header (whole seconds) with 503 answers. */
+  readonly retryAfterSeconds?: number;
   readonly payload: ResponsePayload;
   /** The failure code, for the request log; null on success. */
   readonly code: FailureCode | null;
@@ -32,26 +34,29 @@ const UNAVAILABLE_MESSAGE = 'The service is unavailable right now. Please try ag
 /** A failure reply for requests that never reached an action's own code (or that it refused). */
 export function failureReply(
   code: FailureCode,
-  message: string,
+  messages: readonly string[],
   reqid: RequestId,
   items: object = {},
   problems?: readonly Problem[],
 ): Reply {
   const failure_reason = failures[code].reason;
+  const status = failures[code].status;
   return {
-    status: failures[code].status,
+    status,
+    ...(status === 503 ? { retryAfterSeconds: 1 } : {}),
     code,
     payload: {
       success: false,
       response: { ...items, failure_reason, ...(problems === undefined ? {} : { problems }) },
-      messages: [message],
+      messages: [...messages],
       reqid,
       failure_reason,
     },
   };
 }
 
-export const unavailableReply = (reqid: RequestId): Reply => failureReply('db_unavailable', UNAVAILABLE_MESSAGE, reqid);
+export const unavailableReply = (code: 'db_unavailable' | 'busy', reqid: RequestId): Reply =>
+  failureReply(code, [UNAVAILABLE_MESSAGE], reqid);
 
 export function createDispatcher(deps: Deps): Dispatcher {
   const ajv = createAjv();
@@ -69,29 +74,34 @@ export function createDispatcher(deps: Deps): Dispatcher {
     const action = registry[name];
     const problems = validators.get(name)?.problems(body) ?? null;
     if (problems !== null) {
-      return failureReply('invalid_params', `request '${name}' has invalid parameters`, meta.reqid, {}, problems);
+      return failureReply('invalid_params', [`request '${name}' has invalid parameters`], meta.reqid, {}, problems);
     }
     let result;
     try {
       result = await action.handle(deps, body as ActionInput<K>, meta);
     } catch (error) {
-      if (error instanceof UnavailableError) return unavailableReply(meta.reqid);
+      if (error instanceof UnavailableError) return unavailableReply(error.code, meta.reqid);
       throw error;
     }
     if (result.ok) {
       return {
         status: 200,
         code: null,
-        payload: { success: true, response: result.value, messages: [action.messages.ok], reqid: meta.reqid },
+        payload: {
+          success: true,
+          response: result.value,
+          messages: [...(result.messages ?? [action.messages.ok])],
+          reqid: meta.reqid,
+        },
       };
     }
     const message =
       result.code === 'invalid_params'
         ? `request '${name}' has invalid parameters`
-        : result.code === 'db_unavailable'
+        : result.code === 'db_unavailable' || result.code === 'busy'
           ? UNAVAILABLE_MESSAGE
           : (action.messages.failures[result.code] ?? 'The request failed.');
-    return failureReply(result.code, message, meta.reqid, result.items, result.problems);
+    return failureReply(result.code, result.messages ?? [message], meta.reqid, result.items, result.problems);
   }
 
   return { run };

@@ -6,6 +6,7 @@
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { internalSessionEdit } from './internal.js';
+import { userValidatepass } from './password.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
 
 export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
@@ -16,4 +17,5 @@ export const registry: Registry = {
   'session-delete': sessionDelete,
   'session-delete-userid': sessionDeleteUserid,
   'internal-session-edit': internalSessionEdit,
+  'user-validatepass': userValidatepass,
 };

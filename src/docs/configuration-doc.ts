@@ -57,8 +57,7 @@ export function configurationMarkdown(confvars: ConfVars): string {
     '## Not yet in effect',
     '',
     'These items are read and checked now; the features that use them come with later work: `userlocktime`,',
-    '`userlocktries`, `passpolicy`, `passhash`, `servername`, `pwnedurl`, `pwnedfailclosed`, `ratelimits`, `refreshgrace`,',
-    '`workers` (one process serves for now), and the `email*` items.',
+    '`userlocktries`, `ratelimits`, `refreshgrace`, `workers` (one process serves for now), and the `email*` items.',
     '',
   );
   return out.join('\n');

@@ -106,6 +106,7 @@ async function handleAction(ctx: Context, deps: HttpDeps): Promise<void> {
     ...(reply.code === null ? {} : { failure: reply.code }),
   };
   ctx.status = reply.status;
+  if (reply.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(reply.retryAfterSeconds));
   ctx.type = 'text/plain; charset=utf-8';
   ctx.body = sealJson(deps.keyring, reply.payload, { nowMs: deps.clock.now(), iv: deps.random.bytes(16) });
 }

@@ -27,6 +27,7 @@ export const LIMITS = {
   systemId: 50,
   role: 100,
   sessionDays: 3650,
+  passwordWire: 4096,
 } as const;
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

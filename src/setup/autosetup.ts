@@ -9,8 +9,8 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { SHIPPED_CONFVARS, PKG_DIR } from '../config/paths.js';
-import { argon2Hasher } from '../domain/passwords.js';
-import type { PasswordHasher } from '../domain/passwords.js';
+import { createHasher } from '../passwords/hashing.js';
+import type { PasswordHasher } from '../passwords/hashing.js';
 import { systemClock } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
 import { randomSource } from '../domain/random.js';
@@ -96,7 +96,7 @@ export async function runSetup(basedirArg: string, answers: SetupAnswers, option
     await store.migrate();
     const seeded = await seedFixedAccounts(
       store.users,
-      { clock, random, hasher: options.hasher ?? argon2Hasher() },
+      { clock, random, hasher: options.hasher ?? createHasher() },
       {
         ...(answers.adminEmail.trim() === '' ? {} : { email: answers.adminEmail.trim() }),
         ...(answers.adminPassword === '' ? {} : { password: answers.adminPassword }),

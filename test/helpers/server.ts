@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { startApp } from '../../src/app.js';
 import type { RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config/load.js';
-import { argon2Hasher } from '../../src/domain/passwords.js';
+import type { HashQueueOptions } from '../../src/passwords/hash-queue.js';
 import { loadConfig } from '../../src/config/load.js';
 import { generateFernetKey, openJson, sealJson } from '../../src/protocol/index.js';
 import type { ActionInput, ActionName, Keyring, ResponseEnvelope } from '../../src/protocol/index.js';
@@ -17,7 +17,7 @@ import { FrozenClock } from './clock.js';
 import { databaseDigest } from './digest.js';
 
 /** Cheap argon2 parameters: tests exercise logic, not hash cost. */
-export const testHasher = argon2Hasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+export const TEST_PASSHASH = { kind: 'argon2id', memoryCost: 1024, timeCost: 1, parallelism: 1 } as const;
 
 export type LogLine = Record<string, unknown> & { level: string; message: string };
 
@@ -52,6 +52,7 @@ export interface TestServerOptions {
   readonly config?: Partial<Config>;
   readonly basedir?: string;
   readonly clock?: FrozenClock;
+  readonly hashQueue?: HashQueueOptions;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -80,8 +81,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
   });
   if (!loaded.ok) throw new Error(`test config: ${loaded.problems.join('; ')}`);
-  const config: Config = { ...loaded.config, ...options.config };
-  const app = await startApp({ config, clock, hasher: testHasher, logStream });
+  const config: Config = { ...loaded.config, passHash: TEST_PASSHASH, ...options.config };
+  const app = await startApp({
+    config,
+    clock,
+    logStream,
+    ...(options.hashQueue ? { hashQueue: options.hashQueue } : {}),
+  });
   const effectiveKeyring = config.keyring;
 
   const seal = (value: unknown, nowMs = clock.now()): string => sealJson(effectiveKeyring, value, { nowMs });

@@ -185,11 +185,13 @@ describe('hostile but decryptable requests', () => {
         target_session_token: token,
         update_dict: { a: 2 },
       },
+      'user-validatepass': { password: 'a fine long passphrase', email: 'a@example.org', full_name: 'A B' },
     };
     const wrongValues: Record<string, unknown[]> = {
       string: [null, 1, 1.5, true, [], {}, 'x'.repeat(100_000), 'nul\u0000', 'lone \udc00', '\ud800'],
       integer: [null, '1', 1.5, true, false, [], {}, 0, -1, 2 ** 31, 1e300, Number.MAX_SAFE_INTEGER],
       boolean: [null, 'true', 1, 0, [], {}],
+      number: [null, '0.5', true, [], {}, 0, -0.5, 1.5, 1e300],
       object: [
         null,
         'x',
@@ -205,6 +207,7 @@ describe('hostile but decryptable requests', () => {
     type Branch = {
       type?: string;
       maxLength?: number;
+      exclusiveMinimum?: number;
       minimum?: number;
       maximum?: number;
     };
@@ -219,6 +222,13 @@ describe('hostile but decryptable requests', () => {
             Number.isInteger(value) &&
             (value as number) >= (branch.minimum ?? -Infinity) &&
             (value as number) <= (branch.maximum ?? Infinity)
+          );
+        case 'number':
+          return (
+            typeof value === 'number' &&
+            value > (branch.exclusiveMinimum ?? -Infinity) &&
+            value >= (branch.minimum ?? -Infinity) &&
+            value <= (branch.maximum ?? Infinity)
           );
         case 'string':
           return (

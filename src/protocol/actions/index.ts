@@ -1,9 +1,11 @@
 import type { Static } from '@sinclair/typebox';
+import { passwordActions } from './password.js';
 import { sessionActions } from './session.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
   ...sessionActions,
+  ...passwordActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import { LIMITS, Text } from '../schema-kit.js';
+import type { ActionSpec } from '../action-spec.js';
+
+/**
+ * A password item: up to 4096 characters on the wire so that a too-long password is answered with
+ * the policy's explanation; the policy itself refuses more than 1024 (never truncating).
+ */
+export const Password = (description: string) => Text(LIMITS.passwordWire, { description });
+
+export const passwordActions = {
+  'user-validatepass': {
+    summary:
+      "Checks a password against the password policy (length, common passwords, similarity to the server's name, " +
+      'the email and the full name, character frequency, all digits, compromised passwords); messages explain a refusal.',
+    changesState: false,
+    input: Type.Object({
+      password: Password('the password to check'),
+      email: Text(LIMITS.email, { description: "the user's email (the password must not resemble it)" }),
+      full_name: Text(LIMITS.fullName, { description: "the user's full name (the password must not resemble it)" }),
+      min_pass_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'default 12' })),
+      max_unsafe_similarity: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 100, description: 'out of 100; default 30' }),
+      ),
+      max_character_frequency: Type.Optional(
+        Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "default: the server's passpolicy" }),
+      ),
+      min_pwned_matches: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: "default: the server's passpolicy" }),
+      ),
+    }),
+    output: Type.Object({}),
+  },
+} as const satisfies Record<string, ActionSpec>;
