@@ -1,0 +1,28 @@
+/**
+ * Full names (DESIGN decision 8, issue 6): normalised (NFKC, runs of blanks and control characters
+ * squeezed to one space, trimmed) and stored as they are, not HTML-escaped (escaping is the job of
+ * whoever renders them). A name that holds a link is refused: sign-up forms are a favourite place for
+ * spam. Unlike the reference (which matched any public suffix as a substring, so "j.smith" matched
+ * ".sm"), only a host name whose suffix is a real ICANN public suffix counts.
+ */
+import { parse } from 'tldts';
+
+export function normaliseFullName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name
+    .normalize('NFKC')
+    .replace(/[\u0000-\u0020\u007f\u0085\u00a0\u2000-\u200b\u2028\u2029\u3000]+/g, ' ')
+    .trim();
+}
+
+const HOST_LIKE = /[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+
+export function holdsLink(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (lower.includes('://') || lower.includes('www.')) return true;
+  for (const token of lower.match(HOST_LIKE) ?? []) {
+    const host = parse(token);
+    if (host.isIcann === true && host.domain !== null && !host.isIp) return true;
+  }
+  return false;
+}
