@@ -7,12 +7,12 @@
  */
 import { parse } from 'tldts';
 
+// Control characters and every kind of blank: a name is one line of words.
+// eslint-disable-next-line no-control-regex
+const BLANKS = /[\u0000-\u0020\u007f\u0085\u00a0\u2000-\u200b\u2028\u2029\u3000]+/g;
+
 export function normaliseFullName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return name
-    .normalize('NFKC')
-    .replace(/[\u0000-\u0020\u007f\u0085\u00a0\u2000-\u200b\u2028\u2029\u3000]+/g, ' ')
-    .trim();
+  return name.normalize('NFKC').replace(BLANKS, ' ').trim();
 }
 
 const HOST_LIKE = /[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
