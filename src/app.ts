@@ -21,6 +21,7 @@ import { createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
+import { fixedPolicy } from './policy/compiled.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
 import { seedFixedAccounts } from './store/seed.js';
@@ -82,6 +83,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       random,
       store,
       audit: logAuditSink(log, pii),
+      policy: fixedPolicy(config.policy.compiled),
       settings: { sessionExpiryDays: config.sessionExpiryDays },
     });
     const app = createHttpApp({

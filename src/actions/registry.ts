@@ -5,6 +5,7 @@
 
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
+import { userCheckAccess, userCheckLimit } from './access.js';
 import { internalSessionEdit } from './internal.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
 
@@ -16,4 +17,6 @@ export const registry: Registry = {
   'session-delete': sessionDelete,
   'session-delete-userid': sessionDeleteUserid,
   'internal-session-edit': internalSessionEdit,
+  'user-check-access': userCheckAccess,
+  'user-check-limit': userCheckLimit,
 };

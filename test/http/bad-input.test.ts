@@ -185,11 +185,22 @@ describe('hostile but decryptable requests', () => {
         target_session_token: token,
         update_dict: { a: 2 },
       },
+      'user-check-access': {
+        user_id: 1,
+        user_role: 'superuser',
+        action: 'view',
+        target_name: 'dataset',
+        target_owner: 1,
+        target_visibility: 'private',
+        target_sharedwith: '',
+      },
+      'user-check-limit': { user_id: 1, user_role: 'superuser', limit_name: 'max_requests', value_to_check: 1 },
     };
     const wrongValues: Record<string, unknown[]> = {
       string: [null, 1, 1.5, true, [], {}, 'x'.repeat(100_000), 'nul\u0000', 'lone \udc00', '\ud800'],
       integer: [null, '1', 1.5, true, false, [], {}, 0, -1, 2 ** 31, 1e300, Number.MAX_SAFE_INTEGER],
       boolean: [null, 'true', 1, 0, [], {}],
+      number: [null, '1', '1e3', 'NaN', 'Infinity', true, [], {}],
       object: [
         null,
         'x',
@@ -214,6 +225,8 @@ describe('hostile but decryptable requests', () => {
           return value === null;
         case 'boolean':
           return typeof value === 'boolean';
+        case 'number':
+          return typeof value === 'number' && Number.isFinite(value);
         case 'integer':
           return (
             Number.isInteger(value) &&
@@ -281,6 +294,14 @@ describe('hostile but decryptable requests', () => {
               'keep_current_session',
               'update_dict',
               'target_session_token',
+              'user_role',
+              'action',
+              'target_name',
+              'target_owner',
+              'target_visibility',
+              'target_sharedwith',
+              'limit_name',
+              'value_to_check',
             ),
             fc.jsonValue(),
           ),

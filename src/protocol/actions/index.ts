@@ -1,9 +1,11 @@
 import type { Static } from '@sinclair/typebox';
+import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
   ...sessionActions,
+  ...accessActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;
