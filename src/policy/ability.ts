@@ -1,7 +1,8 @@
 /**
  * One CASL ability per role, from the reference's tables (§4.3):
  * - owned: for each item the role can own (and is not an invalid role of), the owned actions that the
- *   item allows, when the caller is the owner and the visibility is one the item may have;
+ *   item allows, when the caller is the owner and the visibility is one the item may have and the
+ *   relationship gate lets owners through (not a visibility unknown to the gate);
  * - other: for each visibility the item may have, the role's actions for other users' items of that
  *   visibility that the item allows, when the relationship gate opens to the caller's relation.
  * An owner whose role cannot own the item matches no rule, so gets nothing.
@@ -60,7 +61,7 @@ export function roleRules(
           conditions: {
             kind: 'base',
             relations: new Set<Relation>(['owner']),
-            visibilities: itemRules.validVisibilities,
+            visibilities: new Set([...itemRules.validVisibilities].filter((v) => gateOpensTo(role, v).has('owner'))),
             grant: {
               check: 'allowed-for-owned',
               policy: [at('can_own_items'), at('allowed_actions_for_owned'), itemAt],
@@ -74,7 +75,8 @@ export function roleRules(
     for (const visibility of visibilities) {
       if (!itemRules.validVisibilities.has(visibility)) continue;
       const actions = intersect(rules.other.get(visibility) ?? new Set(), itemRules.validActions);
-      const relations = gateOpensTo(role, visibility);
+      // The owner's case is the owned rule above: an owner never falls back on the "other" actions.
+      const relations = new Set([...gateOpensTo(role, visibility)].filter((r) => r !== 'owner'));
       if (actions.length === 0 || relations.size === 0) continue;
       out.push({
         action: actions,

@@ -1,7 +1,7 @@
 /**
  * Why a request is denied, for the explanation: the first failing check of the reference algorithm
- * (§4.3), in a fixed order — the item's own restrictions, then the owner's case, then for others the
- * relationship gate and the role's actions. The decision itself is CASL's; this only names the cause.
+ * (§4.3), in a fixed order — the item's own restrictions, the relationship gate, then the owner's
+ * case or the role's actions on other users' items. The decision itself is CASL's; this only names the cause.
  */
 import { pointer } from './document.js';
 import type { CompiledPolicy } from './compiled.js';
@@ -43,6 +43,15 @@ export function diagnoseDenial(
       [itemAt('valid_role_actions')],
     );
   }
+  if (!gateOpensTo(role, visibility).has(relation)) {
+    const why =
+      visibility === 'private'
+        ? `the item is private and user ${request.userId} does not own it`
+        : visibility === 'shared'
+          ? `the item is shared and user ${request.userId} neither owns it nor is listed in target_sharedwith`
+          : `the relationship gate knows no visibility "${visibility}", so only superuser and staff pass it`;
+    return policyExplanation('relationship-gate', why);
+  }
   if (relation === 'owner') {
     if (!roleRules.canOwn.has(item)) {
       return policyExplanation(
@@ -59,15 +68,6 @@ export function diagnoseDenial(
       );
     }
     return null;
-  }
-  if (!gateOpensTo(role, visibility).has(relation)) {
-    const why =
-      visibility === 'private'
-        ? `the item is private and user ${request.userId} does not own it`
-        : visibility === 'shared'
-          ? `the item is shared and user ${request.userId} neither owns it nor is listed in target_sharedwith`
-          : `the relationship gate knows no visibility "${visibility}", so only superuser and staff pass it`;
-    return policyExplanation('relationship-gate', why);
   }
   if (!(roleRules.other.get(visibility)?.has(action) ?? false)) {
     return policyExplanation(

@@ -22,20 +22,28 @@ export function relationOf(userId: number, owner: number, sharedWith: readonly n
   return 'other';
 }
 
+const EVERYONE: ReadonlySet<Relation> = new Set<Relation>(['owner', 'shared', 'other']);
+const OWNER_AND_SHARED: ReadonlySet<Relation> = new Set<Relation>(['owner', 'shared']);
+const OWNER_ONLY: ReadonlySet<Relation> = new Set<Relation>(['owner']);
+const NOBODY: ReadonlySet<Relation> = new Set<Relation>();
+
 /**
- * The non-owner relations the relationship gate lets through for one role and visibility:
- * public and unlisted let everyone through, shared only those it is shared with, private nobody but
- * the owner, and a visibility the gate does not know nobody (reference §4.3, step A).
+ * The relations the relationship gate lets through for one role and visibility (reference §4.3,
+ * step A): public and unlisted let everyone through, shared the owner and those it is shared with,
+ * private the owner only, and a visibility the gate does not know nobody, not even the owner.
+ * Superuser and staff pass whatever the visibility.
  */
 export function gateOpensTo(role: string, visibility: string): ReadonlySet<Relation> {
-  if (GATE_FREE_ROLES.has(role)) return new Set<Relation>(['shared', 'other']);
+  if (GATE_FREE_ROLES.has(role)) return EVERYONE;
   switch (visibility) {
     case 'public':
     case 'unlisted':
-      return new Set<Relation>(['shared', 'other']);
+      return EVERYONE;
     case 'shared':
-      return new Set<Relation>(['shared']);
+      return OWNER_AND_SHARED;
+    case 'private':
+      return OWNER_ONLY;
     default:
-      return new Set<Relation>();
+      return NOBODY;
   }
 }
