@@ -24,7 +24,8 @@ export function semanticProblems(doc: PolicyDoc): string[] {
     'limit kind': 'limits',
   };
   const refer = (kind: Kind, name: string, at: string): void => {
-    if (!declared[kind].has(name)) problems.push(`${at}: "${name}" is not a ${kind} declared in ${plural[kind]}`);
+    const a = /^[aeiou]/.test(kind) ? 'an' : 'a';
+    if (!declared[kind].has(name)) problems.push(`${at}: "${name}" is not ${a} ${kind} declared in ${plural[kind]}`);
   };
   const referAll = (kind: Kind, names: readonly string[], at: string): void =>
     names.forEach((name, i) => refer(kind, name, `${at}/${i}`));
