@@ -179,6 +179,10 @@ function authorizationSuite(options: TestServerOptions = {}): void {
         'owner-and-shared-with',
       );
       assert.match(shared.explanation.reason, /user 1003, 3, 888888 do not or are inactive$/);
+      // The longest list allowed still takes one query.
+      const many = Array.from({ length: 1000 }, (_, i) => 5000 + i).join(' , ');
+      const thousand = await denied({ target_sharedwith: many }, reason, 'owner-and-shared-with');
+      assert.match(thousand.explanation.reason, /user 5000, .*, 5009 and 990 more do not or are inactive$/);
     });
 
     it('sees a lock, an unlock and a role change in the very next check', async () => {
