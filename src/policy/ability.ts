@@ -54,14 +54,17 @@ export function roleRules(
     const itemAt = pointer('item_policy', item, 'valid_role_actions');
     if (rules.canOwn.has(item)) {
       const actions = intersect(rules.owned, itemRules.validActions);
-      if (actions.length > 0) {
+      const ownedVisibilities = new Set(
+        [...itemRules.validVisibilities].filter((v) => gateOpensTo(role, v).has('owner')),
+      );
+      if (actions.length > 0 && ownedVisibilities.size > 0) {
         out.push({
           action: actions,
           subject: item,
           conditions: {
             kind: 'base',
             relations: new Set<Relation>(['owner']),
-            visibilities: new Set([...itemRules.validVisibilities].filter((v) => gateOpensTo(role, v).has('owner'))),
+            visibilities: ownedVisibilities,
             grant: {
               check: 'allowed-for-owned',
               policy: [at('can_own_items'), at('allowed_actions_for_owned'), itemAt],
