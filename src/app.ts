@@ -22,6 +22,7 @@ import { createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
+import { fixedPolicy } from './policy/compiled.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
 import { seedFixedAccounts } from './store/seed.js';
@@ -80,6 +81,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       store,
       audit: logAuditSink(log, pii),
       passwords,
+      policy: fixedPolicy(config.policy.compiled),
       settings: { sessionExpiryDays: config.sessionExpiryDays },
     });
     const app = createHttpApp({

@@ -5,6 +5,7 @@
 
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
+import { userCheckAccess, userCheckLimit } from './access.js';
 import { internalSessionEdit } from './internal.js';
 import { userValidatepass } from './password.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
@@ -18,4 +19,6 @@ export const registry: Registry = {
   'session-delete-userid': sessionDeleteUserid,
   'internal-session-edit': internalSessionEdit,
   'user-validatepass': userValidatepass,
+  'user-check-access': userCheckAccess,
+  'user-check-limit': userCheckLimit,
 };

@@ -13,6 +13,14 @@ export const failures = {
   insecure_password: { reason: 'password is insecure or invalid', status: 200 },
   db_unavailable: { reason: 'database unavailable', status: 503 },
   busy: { reason: 'server busy: too many password hashes waiting', status: 503 },
+  // Authorization (user-check-access, user-check-limit); the reference's reasons where it has one.
+  access_denied: { reason: 'action not permitted', status: 200 },
+  role_not_in_policy: { reason: 'role not in policy', status: 200 },
+  name_not_in_policy: { reason: 'item, action or visibility not in policy', status: 200 },
+  caller_not_valid: { reason: 'user initiating request is not valid', status: 200 },
+  target_users_not_valid: { reason: 'users specified as owner or shared-with not found', status: 200 },
+  over_limit: { reason: 'user is over limit', status: 200 },
+  caller_not_found: { reason: 'user attempting access not found', status: 200 },
 } as const satisfies Record<string, { reason: string; status: number }>;
 
 export type FailureCode = keyof typeof failures;

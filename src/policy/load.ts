@@ -1,48 +1,54 @@
 /**
- * Loading the permissions policy named by `--permissions`. This first version checks what start-up
- * needs (a JSON object whose `roles` hold the required roles); the full schema and compilation come
- * with the policy engine.
+ * Loading the permissions policy named by `--permissions` (the one enforced, DESIGN decision 15):
+ * bounded parse (size and depth before anything recursive), the schema, the semantic checks, then
+ * compilation. Any problem is reported, and start-up refuses with the list.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { compilePolicy } from './compile.js';
+import type { CompiledPolicy } from './compiled.js';
+import { MAX_POLICY_BYTES, MAX_POLICY_DEPTH, parseJsonBounded } from './parse.js';
+import { checkSchema } from './schema.js';
+import { semanticProblems } from './semantics.js';
 
-export const REQUIRED_ROLES = ['superuser', 'authenticated', 'anonymous', 'locked'] as const;
-
-/** Largest policy file read, so a stray huge file cannot exhaust memory at start-up. */
-const MAX_POLICY_BYTES = 4 * 1024 * 1024;
+export { REQUIRED_ROLES } from './document.js';
 
 export interface LoadedPolicy {
   readonly path: string;
   readonly roles: ReadonlySet<string>;
-  readonly document: Readonly<Record<string, unknown>>;
+  readonly compiled: CompiledPolicy;
 }
 
+export type PolicyCompilation = { ok: true; compiled: CompiledPolicy } | { ok: false; problems: string[] };
 export type PolicyLoad = { ok: true; policy: LoadedPolicy } | { ok: false; problems: string[] };
 
+/** Bytes of a policy file → the compiled policy, or every problem found. */
+export function compilePolicyBytes(bytes: Uint8Array): PolicyCompilation {
+  const parsed = parseJsonBounded(bytes, MAX_POLICY_BYTES, MAX_POLICY_DEPTH);
+  if (!parsed.ok) return { ok: false, problems: [`the policy ${parsed.problem}`] };
+  const checked = checkSchema(parsed.value);
+  if (!checked.ok) return { ok: false, problems: checked.problems };
+  const problems = semanticProblems(checked.document);
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, compiled: compilePolicy(checked.document, createHash('sha256').update(bytes).digest('hex')) };
+}
+
 export function loadPolicyFile(path: string): PolicyLoad {
-  let text: string;
+  let bytes: Buffer;
   try {
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_POLICY_BYTES) return { ok: false, problems: [`${path} is larger than 4 MiB`] };
-    text = bytes.toString('utf8');
+    // Refuse a huge file without reading it all (a stray log or dump named by mistake).
+    const size = statSync(path).size;
+    if (size > MAX_POLICY_BYTES) {
+      return {
+        ok: false,
+        problems: [`${path}: the policy is ${size} bytes, more than the ${MAX_POLICY_BYTES} allowed`],
+      };
+    }
+    bytes = readFileSync(path);
   } catch (error) {
     return { ok: false, problems: [`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`] };
   }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problems: [`${path} is not JSON: ${(error as Error).message}`] };
-  }
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-    return { ok: false, problems: [`${path} is not a JSON object`] };
-  }
-  const roles = (document as Record<string, unknown>)['roles'];
-  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) {
-    return { ok: false, problems: [`${path} has no "roles" list of names`] };
-  }
-  const missing = REQUIRED_ROLES.filter((r) => !roles.includes(r));
-  if (missing.length > 0) {
-    return { ok: false, problems: [`${path} lacks the required roles: ${missing.join(', ')}`] };
-  }
-  return { ok: true, policy: { path, roles: new Set(roles), document: document as Record<string, unknown> } };
+  const compiled = compilePolicyBytes(bytes);
+  if (!compiled.ok) return { ok: false, problems: compiled.problems.map((p) => `${path}: ${p}`) };
+  return { ok: true, policy: { path, roles: compiled.compiled.roles, compiled: compiled.compiled } };
 }

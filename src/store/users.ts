@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { JsonObject } from '../protocol/index.js';
 import type { Dialect } from './dialect.js';
-import { jsonToDb, timeToDb } from './dialect.js';
+import { boolFromDb, intFromDb, jsonToDb, timeToDb } from './dialect.js';
 import { USER_COLUMNS, userFromRow } from './records.js';
 import type { Row, UserRecord } from './records.js';
 
@@ -18,8 +18,16 @@ export interface NewUser {
   readonly now: number;
 }
 
+/** What authorization checks need of a user, read fresh on every check (no cache: a lock shows at once). */
+export interface UserStanding {
+  readonly userRole: string;
+  readonly isActive: boolean;
+}
+
 export interface UserRepo {
   byId(userId: number): Promise<UserRecord | null>;
+  /** The role and activity of each of these users that exists, in one query. */
+  standings(userIds: readonly number[]): Promise<ReadonlyMap<number, UserStanding>>;
   /** Inserts a user unless one with the same id or email exists; true when this call inserted it. */
   insertIfAbsent(user: NewUser): Promise<boolean>;
 }
@@ -29,6 +37,18 @@ export function userRepo(knex: Knex, dialect: Dialect): UserRepo {
     async byId(userId) {
       const row = (await knex('users').select(USER_COLUMNS).where('user_id', userId).first()) as Row | undefined;
       return row === undefined ? null : userFromRow(row);
+    },
+
+    async standings(userIds) {
+      const rows = (await knex('users')
+        .select('user_id', 'user_role', 'is_active')
+        .whereIn('user_id', [...new Set(userIds)])) as Row[];
+      return new Map(
+        rows.map((row) => [
+          intFromDb(row['user_id']),
+          { userRole: String(row['user_role']), isActive: boolFromDb(row['is_active']) },
+        ]),
+      );
     },
 
     async insertIfAbsent(user) {

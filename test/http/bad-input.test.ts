@@ -186,12 +186,22 @@ describe('hostile but decryptable requests', () => {
         update_dict: { a: 2 },
       },
       'user-validatepass': { password: 'a fine long passphrase', email: 'a@example.org', full_name: 'A B' },
+      'user-check-access': {
+        user_id: 1,
+        user_role: 'superuser',
+        action: 'view',
+        target_name: 'dataset',
+        target_owner: 1,
+        target_visibility: 'private',
+        target_sharedwith: '',
+      },
+      'user-check-limit': { user_id: 1, user_role: 'superuser', limit_name: 'max_requests', value_to_check: 1 },
     };
     const wrongValues: Record<string, unknown[]> = {
       string: [null, 1, 1.5, true, [], {}, 'x'.repeat(100_000), 'nul\u0000', 'lone \udc00', '\ud800'],
       integer: [null, '1', 1.5, true, false, [], {}, 0, -1, 2 ** 31, 1e300, Number.MAX_SAFE_INTEGER],
       boolean: [null, 'true', 1, 0, [], {}],
-      number: [null, '0.5', true, [], {}, 0, -0.5, 1.5, 1e300],
+      number: [null, '0.5', '1', '1e3', 'NaN', 'Infinity', true, [], {}, 0, -0.5, 1.5, 1e300],
       object: [
         null,
         'x',
@@ -226,6 +236,7 @@ describe('hostile but decryptable requests', () => {
         case 'number':
           return (
             typeof value === 'number' &&
+            Number.isFinite(value) &&
             value > (branch.exclusiveMinimum ?? -Infinity) &&
             value >= (branch.minimum ?? -Infinity) &&
             value <= (branch.maximum ?? Infinity)
@@ -291,6 +302,14 @@ describe('hostile but decryptable requests', () => {
               'keep_current_session',
               'update_dict',
               'target_session_token',
+              'user_role',
+              'action',
+              'target_name',
+              'target_owner',
+              'target_visibility',
+              'target_sharedwith',
+              'limit_name',
+              'value_to_check',
             ),
             fc.jsonValue(),
           ),

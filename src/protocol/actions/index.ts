@@ -1,11 +1,13 @@
 import type { Static } from '@sinclair/typebox';
 import { passwordActions } from './password.js';
+import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
   ...sessionActions,
   ...passwordActions,
+  ...accessActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

@@ -1,0 +1,126 @@
+/**
+ * user-check-access and user-check-limit (DESIGN decision 16): the pure policy decision first; on an
+ * allow, one query reads the caller, the owner and the shared-with users, which must exist and be
+ * active (the caller with the role it claims). Nothing is cached, so a lock, an unlock or a role
+ * change shows in the very next check. Every answer carries its explanation; end users only ever see
+ * "granted: True/False".
+ */
+import { fail, invalid, ok } from '../domain/result.js';
+import { checkAccess } from '../policy/check-access.js';
+import { checkLimit } from '../policy/check-limit.js';
+import type { AccessCheck, Explanation } from '../policy/decision.js';
+import { parseSharedWith } from '../policy/shared-with.js';
+import type { UserStanding } from '../store/users.js';
+import { defineAction } from './define.js';
+
+const ACCESS_DENIED = 'Access request check successful. Access granted: False.';
+const LIMIT_FAILED = 'Limit check successful. Limit check passed: False.';
+
+const explain = (stage: 'request' | 'database', check: string, reason: string): Explanation => ({
+  stage,
+  check,
+  reason,
+  policy: [],
+});
+
+function denialCode(check: AccessCheck): AccessFailure {
+  if (check === 'unknown-role') return 'role_not_in_policy';
+  if (check === 'unknown-item' || check === 'unknown-action' || check === 'unknown-visibility') {
+    return 'name_not_in_policy';
+  }
+  return 'access_denied';
+}
+
+/** Why the caller is refused, or null when it exists with the role it claims and is active. */
+function callerProblem(userId: number, role: string, standing: UserStanding | undefined): string | null {
+  if (standing === undefined) return `user ${userId} does not exist`;
+  if (standing.userRole !== role) return `user ${userId} holds the role "${standing.userRole}", not "${role}"`;
+  if (!standing.isActive) return `user ${userId} is not active`;
+  return null;
+}
+
+const listed = (ids: readonly number[]): string =>
+  ids.length <= 10 ? ids.join(', ') : `${ids.slice(0, 10).join(', ')} and ${ids.length - 10} more`;
+
+type AccessFailure =
+  'access_denied' | 'role_not_in_policy' | 'name_not_in_policy' | 'caller_not_valid' | 'target_users_not_valid';
+
+export const userCheckAccess = defineAction<'user-check-access', AccessFailure>({
+  name: 'user-check-access',
+  messages: {
+    ok: 'Access request check successful. Access granted: True.',
+    failures: {
+      access_denied: ACCESS_DENIED,
+      role_not_in_policy: ACCESS_DENIED,
+      name_not_in_policy: ACCESS_DENIED,
+      caller_not_valid: ACCESS_DENIED,
+      target_users_not_valid: ACCESS_DENIED,
+    },
+  },
+  async handle(deps, input) {
+    const shared = parseSharedWith(input.target_sharedwith);
+    if (!shared.ok) {
+      return invalid([{ param: 'target_sharedwith', problem: 'invalid value', required_type: 'str' }], {
+        relation: null,
+        explanation: explain('request', 'invalid-shared-with', `target_sharedwith: ${shared.problem}`),
+      });
+    }
+    const decision = checkAccess(deps.policy.current(), {
+      userId: input.user_id,
+      role: input.user_role,
+      action: input.action,
+      item: input.target_name,
+      owner: input.target_owner,
+      visibility: input.target_visibility,
+      sharedWith: shared.ids,
+    });
+    const { relation } = decision;
+    if (!decision.allowed) {
+      return fail(denialCode(decision.explanation.check), { relation, explanation: decision.explanation });
+    }
+
+    const standings = await deps.store.users.standings([input.user_id, input.target_owner, ...shared.ids]);
+    const caller = callerProblem(input.user_id, input.user_role, standings.get(input.user_id));
+    if (caller !== null) {
+      return fail('caller_not_valid', { relation, explanation: explain('database', 'caller', caller) });
+    }
+    const absent = [input.target_owner, ...shared.ids].filter((id) => standings.get(id)?.isActive !== true);
+    if (absent.length > 0) {
+      return fail('target_users_not_valid', {
+        relation,
+        explanation: explain(
+          'database',
+          'owner-and-shared-with',
+          `the owner and the shared-with users must exist and be active; user ${listed(absent)} ${absent.length === 1 ? 'does' : 'do'} not or ${absent.length === 1 ? 'is' : 'are'} inactive`,
+        ),
+      });
+    }
+    return ok({ relation, explanation: decision.explanation });
+  },
+});
+
+export const userCheckLimit = defineAction<
+  'user-check-limit',
+  'over_limit' | 'role_not_in_policy' | 'caller_not_found'
+>({
+  name: 'user-check-limit',
+  messages: {
+    ok: 'Limit check successful. Limit check passed: True.',
+    failures: { over_limit: LIMIT_FAILED, role_not_in_policy: LIMIT_FAILED, caller_not_found: LIMIT_FAILED },
+  },
+  async handle(deps, input) {
+    const decision = checkLimit(deps.policy.current(), {
+      role: input.user_role,
+      name: input.limit_name,
+      value: input.value_to_check,
+    });
+    const { explanation } = decision;
+    if (!decision.passed) {
+      return fail(explanation.check === 'unknown-role' ? 'role_not_in_policy' : 'over_limit', { explanation });
+    }
+    const standings = await deps.store.users.standings([input.user_id]);
+    const caller = callerProblem(input.user_id, input.user_role, standings.get(input.user_id));
+    if (caller !== null) return fail('caller_not_found', { explanation: explain('database', 'caller', caller) });
+    return ok({ explanation });
+  },
+});

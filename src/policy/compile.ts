@@ -1,0 +1,62 @@
+/** A checked policy document → the compiled policy (compiled.ts): Maps, Sets, abilities, limits. */
+import type { PolicyDoc } from './document.js';
+import { entriesOf, pointer } from './document.js';
+import { newAbility, roleRules } from './ability.js';
+import type { CompiledLimit, CompiledPolicy, ItemRules, PolicyAbility, RoleRules } from './compiled.js';
+
+export function compilePolicy(doc: PolicyDoc, sha256: string): CompiledPolicy {
+  const itemPolicy = new Map<string, ItemRules>(
+    entriesOf(doc.item_policy).map(([item, p]) => [
+      item,
+      {
+        validActions: new Set(p.valid_role_actions),
+        validVisibilities: new Set(p.valid_visibilities),
+        invalidRoles: new Set(p.invalid_roles),
+      },
+    ]),
+  );
+  const rolePolicy = new Map<string, RoleRules>(
+    entriesOf(doc.role_policy).map(([role, p]) => [
+      role,
+      {
+        canOwn: new Set(p.can_own_items),
+        owned: new Set(p.allowed_actions_for_owned),
+        other: new Map(entriesOf(p.allowed_actions_for_other).map(([v, actions]) => [v, new Set(actions)])),
+      },
+    ]),
+  );
+  const abilities = new Map<string, PolicyAbility>();
+  for (const [role, rules] of rolePolicy) {
+    abilities.set(role, newAbility(roleRules(role, rules, itemPolicy, doc.visibilities)));
+  }
+  const limitTypes = new Map(entriesOf(doc.limits));
+  const limits = new Map<string, ReadonlyMap<string, CompiledLimit>>();
+  for (const [role, p] of entriesOf(doc.role_policy)) {
+    const byName = new Map<string, CompiledLimit>();
+    for (const [name, limit] of entriesOf(p.limits)) {
+      const kind = limitTypes.get(limit.type);
+      if (kind === undefined) continue; // refused by the semantic checks before compilation
+      byName.set(name, {
+        kind: 'compare',
+        name,
+        limitType: limit.type,
+        numeric: kind.type,
+        operator: kind.operator,
+        limit: limit.limit,
+        policy: [pointer('role_policy', role, 'limits', name), pointer('limits', limit.type)],
+      });
+    }
+    limits.set(role, byName);
+  }
+  return {
+    sha256,
+    roles: new Set(doc.roles),
+    items: new Set(doc.items),
+    actions: new Set(doc.actions),
+    visibilities: new Set(doc.visibilities),
+    itemPolicy,
+    rolePolicy,
+    abilities,
+    limits,
+  };
+}

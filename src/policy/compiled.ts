@@ -1,0 +1,91 @@
+/**
+ * The compiled policy: every lookup a Map or a Set (a role named `constructor` never reaches
+ * Object.prototype, trap H3), one CASL ability per role, typed limits. Built once at start-up
+ * (compile.ts) and only read afterwards.
+ */
+import type { Ability } from '@casl/ability';
+import type { Relation } from './relation.js';
+
+/** What a check decides on: the request's item, with the caller's relation computed beforehand. */
+export interface AccessSubject {
+  readonly item: string;
+  readonly visibility: string;
+  readonly relation: Relation;
+}
+
+/** Why a rule allows: the check, the policy parts (JSON pointers) and a sentence. */
+export interface Grant {
+  readonly check: 'allowed-for-owned' | 'allowed-for-other';
+  readonly policy: readonly string[];
+  readonly reason: string;
+}
+
+/**
+ * A rule's condition. Base rules (the reference's tables) test only the subject's relation and
+ * visibility. The rule language (DESIGN decision 17) adds a JSON-Logic variant here, evaluated by the
+ * same matcher (ability.ts), with deny rules as CASL inverted rules after the allows.
+ */
+export interface BaseCondition {
+  readonly kind: 'base';
+  readonly relations: ReadonlySet<Relation>;
+  readonly visibilities: ReadonlySet<string>;
+  readonly grant: Grant;
+}
+
+export type AccessCondition = BaseCondition;
+
+/** Subjects are items by name (the rules) or AccessSubject objects (the checks). */
+export type PolicyAbility = Ability<[string, string | AccessSubject], AccessCondition>;
+
+export interface ItemRules {
+  readonly validActions: ReadonlySet<string>;
+  readonly validVisibilities: ReadonlySet<string>;
+  readonly invalidRoles: ReadonlySet<string>;
+}
+
+export interface RoleRules {
+  readonly canOwn: ReadonlySet<string>;
+  readonly owned: ReadonlySet<string>;
+  /** By visibility; a visibility the policy leaves out allows nothing. */
+  readonly other: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * One limit of one role. `compare` is the reference's kind (§4.4); the rule language adds a
+ * JSON-Logic kind beside it.
+ */
+export interface CompareLimit {
+  readonly kind: 'compare';
+  readonly name: string;
+  /** The limit kind's name (the top-level `limits` key). */
+  readonly limitType: string;
+  readonly numeric: 'int' | 'float';
+  readonly operator: 'lt' | 'gt';
+  readonly limit: number;
+  /** JSON pointers of the role's limit and of its kind. */
+  readonly policy: readonly string[];
+}
+
+export type CompiledLimit = CompareLimit;
+
+export interface CompiledPolicy {
+  /** SHA-256 of the file's bytes, to say in logs which policy decided. */
+  readonly sha256: string;
+  readonly roles: ReadonlySet<string>;
+  readonly items: ReadonlySet<string>;
+  readonly actions: ReadonlySet<string>;
+  readonly visibilities: ReadonlySet<string>;
+  readonly itemPolicy: ReadonlyMap<string, ItemRules>;
+  readonly rolePolicy: ReadonlyMap<string, RoleRules>;
+  readonly abilities: ReadonlyMap<string, PolicyAbility>;
+  readonly limits: ReadonlyMap<string, ReadonlyMap<string, CompiledLimit>>;
+}
+
+/** Where handlers get the policy in force: one now; a reload (SIGHUP) swaps what `current` returns. */
+export interface PolicySource {
+  current(): CompiledPolicy;
+}
+
+export function fixedPolicy(policy: CompiledPolicy): PolicySource {
+  return { current: () => policy };
+}

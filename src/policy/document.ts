@@ -1,0 +1,54 @@
+/**
+ * The permissions policy as written (policy-schema/policy.schema.json): the type a document has once
+ * the schema accepted it. Compilation (compile.ts) turns it into Maps and CASL abilities; nothing
+ * looks names up in these plain objects at check time (trap H3).
+ */
+
+export interface LimitTypeDoc {
+  readonly type: 'int' | 'float';
+  readonly operator: 'lt' | 'gt';
+}
+
+export interface ItemPolicyDoc {
+  readonly valid_role_actions: readonly string[];
+  readonly valid_visibilities: readonly string[];
+  readonly invalid_roles: readonly string[];
+}
+
+export interface RoleLimitDoc {
+  readonly type: string;
+  readonly limit: number;
+}
+
+export interface RolePolicyDoc {
+  readonly limits?: Readonly<Record<string, RoleLimitDoc>>;
+  readonly can_own_items: readonly string[];
+  readonly allowed_actions_for_owned: readonly string[];
+  readonly allowed_actions_for_other: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface PolicyDoc {
+  readonly roles: readonly string[];
+  readonly items: readonly string[];
+  readonly actions: readonly string[];
+  readonly visibilities: readonly string[];
+  readonly limits: Readonly<Record<string, LimitTypeDoc>>;
+  readonly item_policy: Readonly<Record<string, ItemPolicyDoc>>;
+  readonly role_policy: Readonly<Record<string, RolePolicyDoc>>;
+}
+
+/** Roles every policy must have: the fixed accounts and new users hold them (DESIGN decisions 9, 15). */
+export const REQUIRED_ROLES = ['superuser', 'authenticated', 'anonymous', 'locked'] as const;
+
+/** CASL's wildcards: an action `manage` or an item `all` would grant everything (trap P2). */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['manage', 'all']);
+
+/** Own entries of a JSON object, in document order (never inherited ones). */
+export function entriesOf<T>(record: Readonly<Record<string, T>> | undefined): Array<[string, T]> {
+  return record === undefined ? [] : Object.entries(record);
+}
+
+/** JSON pointer escaping of one path segment (RFC 6901). */
+export function pointer(...segments: ReadonlyArray<string | number>): string {
+  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}

@@ -1,0 +1,49 @@
+/**
+ * Users for tests, written straight into the users table (sign-up comes with the account actions).
+ * Ids are given explicitly, far above the seeded 1–3, and times are bound as the store binds them, so
+ * this works on every database.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../../src/store/index.js';
+import { timeToDb } from '../../src/store/dialect.js';
+
+export interface TestUser {
+  readonly userId: number;
+  readonly role: string;
+  readonly active?: boolean;
+}
+
+export async function insertUsers(store: Store, users: readonly TestUser[], nowMs = Date.now()): Promise<void> {
+  const now = timeToDb(store.dialect, nowMs);
+  await store.knex('users').insert(
+    users.map((user) => ({
+      user_id: user.userId,
+      system_id: randomUUID(),
+      full_name: `Test user ${user.userId}`,
+      email: `user${user.userId}@example.org`,
+      password: 'not a hash: nobody logs in as this user',
+      email_verified: true,
+      is_active: user.active ?? true,
+      user_role: user.role,
+      extra_info: '{}',
+      created_on: now,
+      last_updated: now,
+      failed_login_tries: 0,
+    })),
+  );
+}
+
+/** Changes a user's role or activity as a lock, an unlock or a role change would. */
+export async function updateUser(
+  store: Store,
+  userId: number,
+  changes: { readonly role?: string; readonly active?: boolean },
+): Promise<void> {
+  await store
+    .knex('users')
+    .where('user_id', userId)
+    .update({
+      ...(changes.role === undefined ? {} : { user_role: changes.role }),
+      ...(changes.active === undefined ? {} : { is_active: changes.active }),
+    });
+}
