@@ -64,7 +64,7 @@ const owned = rate(
     }).allowed,
 );
 const limits = rate(
-  (i) => checkLimit(policy, { role: 'authenticated', name: 'max_requests', value: i % 1_000_000 }).passed,
+  (i) => checkLimit(policy, { userId: 10, role: 'authenticated', name: 'max_requests', value: i % 1_000_000 }).passed,
 );
 
 console.log(

@@ -31,6 +31,8 @@ export interface AccessRowDoc {
 
 export interface LimitRowDoc {
   readonly role: string;
+  /** The caller, for limit rules that read user.id (default 10). */
+  readonly user_id?: number;
   readonly limit: string;
   readonly value: number;
   readonly expect: 'pass' | 'fail';

@@ -125,7 +125,7 @@ describe('npm run policy:test', () => {
     const policy = policyTest(badPolicy, shipped[0] ?? '');
     assert.equal(policy.status, 2);
     assert.match(policy.stderr, /the policy is invalid:\n/);
-    assert.match(policy.stderr, /\n {2}- .*bad-policy\.json: \/roles\/0: "manage" is a reserved name/);
+    assert.match(policy.stderr, /\n {2}- .*bad-policy\.json:1:12: \/roles\/0: "manage" is a reserved name/);
 
     const badTable = join(dir, 'bad-table.json');
     writeFileSync(badTable, '{"access": [{"role": "staff"}]}');
