@@ -22,7 +22,8 @@ import { createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
-import { fixedPolicy } from './policy/compiled.js';
+import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from './policy/reload.js';
+import type { ReloadOutcome, SwappablePolicy } from './policy/reload.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
 import { seedFixedAccounts } from './store/seed.js';
@@ -44,6 +45,12 @@ export interface RunningApp {
   readonly log: Logger;
   /** Set when this start created the superuser and wrote its credentials to a file. */
   readonly credentialsFile: string | null;
+  /** The policy in force; reloads replace it. */
+  readonly policy: SwappablePolicy;
+  /** SIGHUP: re-reads the --permissions file; a valid policy replaces the one in force, an invalid one is refused. */
+  reloadPolicy(): ReloadOutcome;
+  /** A policy document the cluster primary already checked (the same bytes for every worker). */
+  applyPolicy(bytes: Uint8Array): ReloadOutcome;
   close(): Promise<void>;
 }
 
@@ -75,13 +82,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       log.info('created the superuser account', { user: pii(seeded.created.email), credentials_file: credentialsFile });
     }
 
+    const policy = swappablePolicy(config.policy.compiled);
     const dispatcher = createDispatcher({
       clock,
       random,
       store,
       audit: logAuditSink(log, pii),
       passwords,
-      policy: fixedPolicy(config.policy.compiled),
+      policy,
       settings: { sessionExpiryDays: config.sessionExpiryDays },
     });
     const app = createHttpApp({
@@ -114,6 +122,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       store,
       log,
       credentialsFile,
+      policy,
+      reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log),
+      applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
       async close() {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -54,8 +54,14 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   return { app };
 }
 
-/** Stops on SIGTERM or SIGINT: closes the listener and the store, then exits 0. */
+/**
+ * Stops on SIGTERM or SIGINT: closes the listener and the store, then exits 0. Reloads the policy on
+ * SIGHUP (a valid file replaces the policy in force, an invalid one is refused and logged).
+ */
 export function stopOnSignals(app: RunningApp): void {
+  process.on('SIGHUP', () => {
+    app.reloadPolicy();
+  });
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

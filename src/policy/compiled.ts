@@ -110,11 +110,7 @@ export interface CompiledPolicy {
   readonly rules: readonly PolicyRule[];
 }
 
-/** Where handlers get the policy in force: one now; a reload (SIGHUP) swaps what `current` returns. */
+/** Where handlers get the policy in force: a reload (SIGHUP, reload.ts) swaps what `current` returns. */
 export interface PolicySource {
   current(): CompiledPolicy;
-}
-
-export function fixedPolicy(policy: CompiledPolicy): PolicySource {
-  return { current: () => policy };
 }

@@ -6,6 +6,7 @@
  * syntax errors, keys written twice) and JSON.parse; then the schema and the semantic checks, which
  * run even when the schema fails.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { getLocation } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
 import type { PolicyDoc } from './document.js';
@@ -112,4 +113,31 @@ export function lintPolicyText(bytes: Uint8Array): LintResult {
     // Array.prototype.sort is stable: problems at one position keep the order of the checks.
     .sort((a, b) => a.line - b.line || a.column - b.column);
   return { problems, document: problems.length === 0 ? (value as PolicyDoc) : null };
+}
+
+/** A file's problems, or why it cannot be read. */
+export type LintOutcome = { ok: true; problems: PositionedProblem[] } | { ok: false; error: string };
+
+export function lintFile(path: string): LintOutcome {
+  try {
+    // A huge file is refused without reading it all (a dump named by mistake).
+    const size = statSync(path).size;
+    if (size > MAX_POLICY_BYTES) {
+      return {
+        ok: true,
+        problems: [
+          {
+            pointer: '',
+            kind: 'file',
+            message: `the policy is ${size} bytes, more than the ${MAX_POLICY_BYTES} allowed`,
+            line: 1,
+            column: 1,
+          },
+        ],
+      };
+    }
+    return { ok: true, problems: lintPolicyText(readFileSync(path)).problems };
+  } catch (error) {
+    return { ok: false, error: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
 }

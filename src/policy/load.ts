@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { compilePolicy } from './compile.js';
 import type { CompiledPolicy } from './compiled.js';
+import type { PolicyDoc } from './document.js';
 import { lintPolicyText } from './lint.js';
 import { MAX_POLICY_BYTES } from './parse.js';
 import type { PositionedProblem } from './problems.js';
@@ -21,7 +22,8 @@ export interface LoadedPolicy {
   readonly compiled: CompiledPolicy;
 }
 
-export type PolicyCompilation = { ok: true; compiled: CompiledPolicy } | { ok: false; problems: PositionedProblem[] };
+export type PolicyCompilation =
+  { ok: true; compiled: CompiledPolicy; document: PolicyDoc } | { ok: false; problems: PositionedProblem[] };
 export type PolicyLoad = { ok: true; policy: LoadedPolicy } | { ok: false; problems: string[] };
 export type PolicyRead = { ok: true; bytes: Buffer } | { ok: false; problem: string };
 
@@ -29,7 +31,8 @@ export type PolicyRead = { ok: true; bytes: Buffer } | { ok: false; problem: str
 export function compilePolicyBytes(bytes: Uint8Array): PolicyCompilation {
   const linted = lintPolicyText(bytes);
   if (linted.document === null) return { ok: false, problems: linted.problems };
-  return { ok: true, compiled: compilePolicy(linted.document, createHash('sha256').update(bytes).digest('hex')) };
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { ok: true, compiled: compilePolicy(linted.document, sha256), document: linted.document };
 }
 
 /** The file's bytes; a huge file is refused without reading it all (a stray log or dump named by mistake). */
