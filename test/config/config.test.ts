@@ -46,7 +46,7 @@ describe('configuration', () => {
       '--port=9000',
     ]);
     assert.equal(fromArgs.port, 9000);
-    assert.equal(fromArgs.authdb.filename, join(dir, 'b.sqlite'));
+    assert.deepEqual(fromArgs.authdb, { dialect: 'sqlite', filename: join(dir, 'b.sqlite') });
     const both = loaded({ ...required, AUTHSVC_PORT: '7000' }, ['--port=9000']);
     assert.equal(both.port, 7000);
   });

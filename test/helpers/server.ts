@@ -1,6 +1,7 @@
 /**
- * A real authsvc on 127.0.0.1 with a temporary SQLite database, a frozen clock and a captured log,
- * plus a raw protocol client that stamps tokens with the server's clock.
+ * A real authsvc on 127.0.0.1 with a temporary SQLite database (or the database given: a fresh one of a
+ * `TestDatabase` from databases.ts, or a target as is), a frozen clock and a captured log, plus a raw
+ * protocol client that stamps tokens with the server's clock.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,9 @@ import { loadPolicyFile } from '../../src/policy/load.js';
 import { generateFernetKey, openJson, parseKeyring, sealJson } from '../../src/protocol/index.js';
 import type { ActionInput, ActionName, Keyring, ResponseEnvelope } from '../../src/protocol/index.js';
 import { PKG_DIR } from '../../src/config/paths.js';
+import type { DatabaseTarget } from '../../src/store/url.js';
 import { FrozenClock } from './clock.js';
+import type { TestDatabase } from './databases.js';
 import { databaseDigest } from './digest.js';
 
 /** Cheap argon2 parameters: tests exercise logic, not hash cost. */
@@ -50,6 +53,11 @@ export interface TestServer {
 }
 
 export interface TestServerOptions {
+  /**
+   * The database: a `TestDatabase` gives this server a fresh database of its kind; a target is used as
+   * it is (a second start on the same database, a database behind a proxy). Default: SQLite in basedir.
+   */
+  readonly database?: TestDatabase | DatabaseTarget;
   readonly config?: Partial<Config>;
   readonly basedir?: string;
   readonly clock?: FrozenClock;
@@ -72,10 +80,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done();
     },
   });
+  const authdb: DatabaseTarget =
+    options.database === undefined
+      ? { dialect: 'sqlite', filename: join(basedir, 'authsvc.sqlite') }
+      : 'fresh' in options.database
+        ? await options.database.fresh()
+        : options.database;
   const config: Config = {
     keyring,
     piisalt: 'test-pii-salt',
-    authdb: { dialect: 'sqlite', filename: join(basedir, 'authsvc.sqlite') },
+    authdb,
     basedir,
     listen: '127.0.0.1',
     port: 0,
