@@ -27,6 +27,8 @@ export interface Config {
   readonly sessionExpiryDays: number;
   readonly messageTtlSeconds: number;
   readonly maxBodySize: number;
+  /** Worker processes (DESIGN decision 21); 1 = a single process. */
+  readonly workers: number;
   readonly permissionsPath: string;
   readonly policy: LoadedPolicy;
   readonly admin: { readonly email?: string; readonly password?: string };
@@ -45,6 +47,7 @@ const INT_RANGES: Readonly<Record<string, IntRange>> = {
   sessionexpiry: { min: 1, max: 3650 },
   messagettl: { min: 1, max: 86_400 },
   maxbodysize: { min: 1024, max: 64 * 1024 * 1024 },
+  workers: { min: 1, max: 64 },
 };
 
 export function loadConfig(argv: readonly string[], env: Environment, confvars: ConfVars): ConfigResult {
@@ -135,6 +138,7 @@ export function loadConfig(argv: readonly string[], env: Environment, confvars: 
   const sessionExpiryDays = int('sessionexpiry');
   const messageTtlSeconds = int('messagettl');
   const maxBodySize = int('maxbodysize');
+  const workers = int('workers');
   const adminEmail = text('admin_email', false);
   const adminPassword = text('admin_password', false);
 
@@ -155,6 +159,7 @@ export function loadConfig(argv: readonly string[], env: Environment, confvars: 
       sessionExpiryDays,
       messageTtlSeconds,
       maxBodySize,
+      workers,
       permissionsPath: resolvedPermissions,
       policy: policy.policy,
       admin: {

@@ -42,6 +42,19 @@ export const MAINTENANCE_LIMITS: DbLimits = { statementTimeoutMs: 0, poolMax: 2 
 /** knex waits this long for a pooled connection (its default, 60 s, would hang requests). */
 export const ACQUIRE_TIMEOUT_MS = 2000;
 
+/**
+ * knex's own logger prints pool errors to the console. Every failure already reaches our log through
+ * the store (503 per request, /health), so knex stays quiet except for deprecations.
+ */
+export const KNEX_LOG = {
+  warn: (): void => undefined,
+  error: (): void => undefined,
+  debug: (): void => undefined,
+  deprecate: (method: string, alternative: string): void => {
+    process.emitWarning(`knex: ${method} is deprecated, use ${alternative}`, 'DeprecationWarning');
+  },
+};
+
 /** The SQL of a builder in the driver's own placeholder syntax (`?` or `$1`). */
 export function nativeSql(build: () => Knex.QueryBuilder): string {
   return build().toSQL().toNative().sql;

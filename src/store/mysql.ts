@@ -12,7 +12,7 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type { Connection, ExecuteValues, RowDataPacket } from 'mysql2';
-import { ACQUIRE_TIMEOUT_MS, nativeSql, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
 import type { Db, DbLimits, HotRead } from './db.js';
 import type { Row } from './records.js';
 import { tlsOptions } from './tls.js';
@@ -74,6 +74,7 @@ export function openMysql(target: MysqlTarget, limits: DbLimits): Db {
       },
     },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    log: KNEX_LOG,
   });
 
   return {

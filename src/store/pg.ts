@@ -7,7 +7,7 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { ACQUIRE_TIMEOUT_MS, nativeSql, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
 import type { Db, DbLimits, HotRead } from './db.js';
 import type { Row } from './records.js';
 import { tlsOptions } from './tls.js';
@@ -44,6 +44,7 @@ export function openPg(target: PgTarget, limits: DbLimits): Db {
       validate: (client: pg.Client & { readyForQuery?: boolean }) => client.readyForQuery === true,
     },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    log: KNEX_LOG,
   });
 
   return {

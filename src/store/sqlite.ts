@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import BetterSqliteClient from 'knex/lib/dialects/better-sqlite3/index.js';
-import { ACQUIRE_TIMEOUT_MS, nativeSql } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql } from './db.js';
 import type { Db, HotRead } from './db.js';
 import type { Row } from './records.js';
 import type { SqliteTarget } from './url.js';
@@ -52,6 +52,7 @@ export function openSqlite(target: SqliteTarget): Db {
     useNullAsDefault: true,
     pool: { min: 1, max: 1 },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    log: KNEX_LOG,
   });
 
   return {

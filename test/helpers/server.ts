@@ -98,6 +98,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     sessionExpiryDays: 30,
     messageTtlSeconds: 120,
     maxBodySize: 1024 * 1024,
+    workers: 1,
     permissionsPath: DEFAULT_POLICY,
     policy: policy.policy,
     admin: { email: 'admin@example.org', password: 'correct horse battery staple' },
