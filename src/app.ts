@@ -17,10 +17,14 @@ import type { PasswordHasher } from './domain/passwords.js';
 import { systemClock } from './domain/ports.js';
 import type { Clock, Random } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
-import { createHttpApp, listen } from './http/server.js';
+import { singleProcessReport } from './cluster/report.js';
+import type { WorkersReport } from './cluster/report.js';
+import { startCleanup } from './cluster/cleanup.js';
+import { closeGracefully, createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
+import { MAINTENANCE_LIMITS } from './store/db.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
 import { seedFixedAccounts } from './store/seed.js';
@@ -32,6 +36,8 @@ export interface AppOptions {
   readonly random?: Random;
   readonly hasher?: PasswordHasher;
   readonly logStream?: Writable;
+  /** Set in a cluster worker (src/cluster/worker.ts): the primary prepares the database and knows the workers. */
+  readonly worker?: { readonly workers: () => WorkersReport };
 }
 
 export interface RunningApp {
@@ -55,6 +61,44 @@ function writeCredentials(basedir: string, created: NonNullable<SeedResult['crea
   return path;
 }
 
+export interface PreparedDatabase {
+  /** A store opened for maintenance (no statement timeout), for the caller to keep or close. */
+  readonly store: Store;
+  /** Set when this start created the superuser and wrote its credentials to a file. */
+  readonly credentialsFile: string | null;
+}
+
+/**
+ * Migrations and the fixed accounts: run once before serving, by the single process or by the cluster
+ * primary before it forks (DESIGN decision 21). Safe when instances start together.
+ */
+export async function prepareDatabase(options: AppOptions & { readonly log: Logger }): Promise<PreparedDatabase> {
+  const { config, log } = options;
+  const clock = options.clock ?? systemClock;
+  const store = openStore(config.authdb, MAINTENANCE_LIMITS);
+  try {
+    await store.migrate({
+      onRetry: (error, attempt) =>
+        log.info('waiting for another instance to migrate', { attempt, error: error.message }),
+    });
+    const seeded = await seedFixedAccounts(
+      store.users,
+      { clock, random: options.random ?? randomSource, hasher: options.hasher ?? argon2Hasher() },
+      config.admin,
+    );
+    const credentialsFile =
+      seeded.created === null ? null : writeCredentials(config.basedir, seeded.created, clock.now());
+    if (seeded.created !== null) {
+      const pii = piiHasher(config.piisalt);
+      log.info('created the superuser account', { user: pii(seeded.created.email), credentials_file: credentialsFile });
+    }
+    return { store, credentialsFile };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
@@ -63,20 +107,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const pii = piiHasher(config.piisalt);
   const startedAtMs = clock.now();
 
+  // A cluster worker finds the database prepared by its primary, which also runs the purge.
+  let credentialsFile: string | null = null;
+  if (options.worker === undefined) {
+    const prepared = await prepareDatabase({ ...options, log });
+    credentialsFile = prepared.credentialsFile;
+    await prepared.store.close();
+  }
   const store = openStore(config.authdb);
   try {
-    await store.migrate();
-    const seeded = await seedFixedAccounts(
-      store.users,
-      { clock, random, hasher: options.hasher ?? argon2Hasher() },
-      config.admin,
-    );
-    const credentialsFile =
-      seeded.created === null ? null : writeCredentials(config.basedir, seeded.created, clock.now());
-    if (seeded.created !== null) {
-      log.info('created the superuser account', { user: pii(seeded.created.email), credentials_file: credentialsFile });
-    }
-
+    const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
     const dispatcher = createDispatcher({
       clock,
       random,
@@ -100,7 +140,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         startedAtMs,
         now: () => clock.now(),
         database: (budgetMs) => store.ping(budgetMs),
-        workers: () => ({ expected: 1, alive: 1 }),
+        workers: options.worker?.workers ?? (() => singleProcessReport(process.pid)),
       },
     });
     const server = await listen(app, { host: config.listen, port: config.port });
@@ -113,10 +153,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       log,
       credentialsFile,
       async close() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        cleanup?.stop();
+        await closeGracefully(server);
         await store.close();
       },
     };

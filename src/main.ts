@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `authsvc` command: read the configuration, refuse with exit code 2 when it is incomplete, serve. */
-import { startApp } from './app.js';
+import { serve } from './cluster/index.js';
 import { loadConfVars } from './config/confvars.js';
 import { readEnvironment } from './config/environment.js';
 import { loadConfig } from './config/load.js';
@@ -12,20 +12,8 @@ async function main(): Promise<void> {
     process.stderr.write(`authsvc: cannot start:\n${loaded.problems.map((p) => `  - ${p}\n`).join('')}`);
     process.exit(2);
   }
-  const app = await startApp({ config: loaded.config });
-  app.log.info('listening', { url: app.url, startup_ms: Math.round(performance.now()) });
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info('stopping', { signal });
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // The process model (single process, or cluster primary and workers) lives in src/cluster.
+  await serve(loaded.config);
 }
 
 main().catch((error: unknown) => {

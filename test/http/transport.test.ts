@@ -230,7 +230,12 @@ forEachDatabase((db) => {
       assert.equal(body['status'], 'ok');
       assert.equal(body['database'], 'ok');
       assert.equal(body['redis'], 'unused');
-      assert.deepEqual(body['workers'], { expected: 1, alive: 1 });
+      assert.deepEqual(body['workers'], {
+        expected: 1,
+        alive: 1,
+        restarts: 0,
+        list: [{ slot: 1, pid: process.pid, state: 'up', restarts: 0 }],
+      });
       assert.equal(typeof body['version'], 'string');
       assert.equal(typeof body['uptime_s'], 'number');
     });
