@@ -69,6 +69,18 @@ function adminTarget(kind: 'pg' | 'mysql', url: string): PgTarget | MysqlTarget 
   return parsed.target;
 }
 
+/** The URL of a target, for a spawned `authsvc` process (AUTHSVC_AUTHDB). */
+export function urlOf(target: DatabaseTarget): string {
+  if (target.dialect === 'sqlite') return `sqlite:///${target.filename}`;
+  const auth =
+    target.user === null
+      ? ''
+      : `${encodeURIComponent(target.user)}${target.password === null ? '' : `:${encodeURIComponent(target.password)}`}@`;
+  const host = target.host.includes(':') ? `[${target.host}]` : target.host;
+  const scheme = target.dialect === 'pg' ? 'postgresql' : target.flavour;
+  return `${scheme}://${auth}${host}:${target.port}/${encodeURIComponent(target.database)}`;
+}
+
 /** Runs one statement on the server the URL names (a connection of its own, closed after). */
 export async function adminQuery(target: PgTarget | MysqlTarget, sql: string): Promise<void> {
   if (target.dialect === 'pg') {

@@ -9,6 +9,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { forEachDatabase, urlOf } from '../helpers/databases.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
 import type { AuthsvcProcess } from '../helpers/process.js';
 
@@ -193,5 +194,35 @@ describe('--workers 1', () => {
     });
     server.child.kill('SIGINT');
     assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+});
+
+forEachDatabase((db) => {
+  describe('--workers 2 on one database', () => {
+    it('loses no concurrent write: 20 edits of one session through two workers keep 20 items', async () => {
+      const server = await spawnAuthsvc({ workers: 2, env: { AUTHSVC_AUTHDB: urlOf(await db.fresh()) } });
+      try {
+        const token = await openSession(server);
+        const edits = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            postOnce(
+              server.url,
+              server.seal('internal-session-edit', { target_session_token: token, update_dict: { [`k${i}`]: i } }),
+            ),
+          ),
+        );
+        for (const edit of edits) {
+          assert.equal(edit.status, 200);
+          assert.equal(server.open(edit.text)['success'], true);
+        }
+        const stored = server.open(
+          (await postOnce(server.url, server.seal('session-exists', { session_token: token }))).text,
+        );
+        const info = (stored['response'] as { session_info: { extra_info_json: object } }).session_info;
+        assert.equal(Object.keys(info.extra_info_json).length, 20);
+      } finally {
+        await server.stop();
+      }
+    });
   });
 });
