@@ -18,9 +18,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe } from 'node:test';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { parseDatabaseUrl } from '../../src/store/url.js';
+import { adminQuery } from './admin-sql.js';
+
+export { urlOf } from './admin-sql.js';
 import type { DatabaseTarget, MysqlTarget, PgTarget } from '../../src/store/url.js';
 
 export type DatabaseKind = 'sqlite' | 'pg' | 'mysql';
@@ -67,50 +68,6 @@ function adminTarget(kind: 'pg' | 'mysql', url: string): PgTarget | MysqlTarget 
     throw new Error(`${VARIABLES[kind]} is not a ${LABELS[kind]} URL: ${parsed.ok ? url : parsed.problem}`);
   }
   return parsed.target;
-}
-
-/** The URL of a target, for a spawned `authsvc` process (AUTHSVC_AUTHDB). */
-export function urlOf(target: DatabaseTarget): string {
-  if (target.dialect === 'sqlite') return `sqlite:///${target.filename}`;
-  const auth =
-    target.user === null
-      ? ''
-      : `${encodeURIComponent(target.user)}${target.password === null ? '' : `:${encodeURIComponent(target.password)}`}@`;
-  const host = target.host.includes(':') ? `[${target.host}]` : target.host;
-  const scheme = target.dialect === 'pg' ? 'postgresql' : target.flavour;
-  return `${scheme}://${auth}${host}:${target.port}/${encodeURIComponent(target.database)}`;
-}
-
-/** Runs one statement on the server the URL names (a connection of its own, closed after). */
-export async function adminQuery(target: PgTarget | MysqlTarget, sql: string): Promise<void> {
-  if (target.dialect === 'pg') {
-    const client = new pg.Client({
-      host: target.socketPath ?? target.host,
-      port: target.port,
-      user: target.user ?? undefined,
-      password: target.password ?? undefined,
-      database: target.database,
-    });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const connection = await mysql.createConnection({
-    host: target.host,
-    port: target.port,
-    user: target.user ?? undefined,
-    password: target.password ?? undefined,
-    database: target.database,
-  });
-  try {
-    await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
 }
 
 function serverDatabase(kind: 'pg' | 'mysql', url: string): TestDatabase {
