@@ -3,8 +3,7 @@
  * main.ts (the bin) and start.ts (`npm start`) both call it.
  */
 import type { Readable, Writable } from 'node:stream';
-import { startApp } from './app.js';
-import type { RunningApp } from './app.js';
+import { serveProcesses } from './cluster/index.js';
 import type { Environment } from './config/environment.js';
 import { helpText } from './config/help.js';
 import { readInputs, resolveConfig } from './config/load.js';
@@ -17,7 +16,8 @@ export interface Terminal {
   readonly stderr: Writable;
 }
 
-export type Outcome = { readonly exitCode: number } | { readonly app: RunningApp };
+/** Either the command is done (exit with the code), or this process serves (url: null in a worker). */
+export type Outcome = { readonly exitCode: number } | { readonly url: string | null };
 
 function refuse(terminal: Terminal, problems: readonly string[]): Outcome {
   terminal.stderr.write(`authsvc: cannot start:\n${problems.map((p) => `  - ${p}\n`).join('')}`);
@@ -45,37 +45,6 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   if (commandLine.force) return refuse(terminal, ['--force only goes with --autosetup']);
   const loaded = await resolveConfig(inputs);
   if (!loaded.ok) return refuse(terminal, loaded.problems);
-  const app = await startApp({ config: loaded.config });
-  app.log.info('listening', {
-    url: app.url,
-    tls: loaded.config.tls !== null,
-    startup_ms: Math.round(performance.now()),
-  });
-  return { app };
-}
-
-/**
- * Stops on SIGTERM or SIGINT: closes the listener and the store, then exits 0. Reloads the policy on
- * SIGHUP (a valid file replaces the policy in force, an invalid one is refused and logged).
- */
-export function stopOnSignals(app: RunningApp): void {
-  process.on('SIGHUP', () => {
-    app.reloadPolicy();
-  });
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info('stopping', { signal });
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', () => {
-    stop('SIGTERM');
-  });
-  process.on('SIGINT', () => {
-    stop('SIGINT');
-  });
+  // The process model (single process, or cluster primary and workers) lives in src/cluster.
+  return { url: await serveProcesses(loaded.config) };
 }

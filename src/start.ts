@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readEnvironment } from './config/environment.js';
 import { PKG_DIR } from './config/paths.js';
-import { serve, stopOnSignals } from './serve.js';
+import { serve } from './serve.js';
 import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
 import { CREDENTIALS_FILE } from './setup/credentials.js';
 
@@ -32,23 +32,23 @@ async function start(): Promise<number | null> {
   ];
   const outcome = await serve([...argv, ...process.argv.slice(2)], readEnvironment(), process);
   if ('exitCode' in outcome) return outcome.exitCode;
+  if (outcome.url === null) return null; // a cluster worker: the primary speaks
   const show = (file: string): string => relative(process.cwd(), join(basedir, file)) || file;
   process.stdout.write(
     [
       '',
-      `authsvc is listening on ${outcome.app.url}`,
+      `authsvc is listening on ${outcome.url}`,
       existsSync(join(basedir, CREDENTIALS_FILE))
         ? `  admin credentials: ${show(CREDENTIALS_FILE)}`
         : '  admin account: the one you configured',
       `  shared secret:     ${show(SECRET_FILE)}`,
       '  connect a frontend:',
       "    import { createClient } from 'authsvc/client';",
-      `    const authsvc = createClient({ url: '${outcome.app.url}', secret: readFileSync('${join(basedir, SECRET_FILE)}', 'utf8') });`,
+      `    const authsvc = createClient({ url: '${outcome.url}', secret: readFileSync('${join(basedir, SECRET_FILE)}', 'utf8') });`,
       '  stop with Ctrl-C',
       '',
     ].join('\n'),
   );
-  stopOnSignals(outcome.app);
   return null;
 }
 

@@ -1,12 +1,24 @@
 /** internal-session-edit (internal-user-edit comes with the account actions). */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isBoundedDict, mergeDict } from '../domain/json-dict.js';
 import { fail, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
+import type { Random } from '../domain/ports.js';
 import { defineAction } from './define.js';
 
-/** Compare-and-swap attempts before giving up under concurrent edits of one session. */
-const ATTEMPTS = 8;
+/**
+ * Compare-and-swap attempts before giving up under concurrent edits of one session. Every round has
+ * one winner; with several processes or a connection pool many edits can be in flight at once, so
+ * losers wait a short, random, growing time before trying again (else they keep colliding).
+ */
+const ATTEMPTS = 40;
+const MAX_BACKOFF_MS = 40;
+
+const backoff = (attempt: number, random: Random): Promise<void> => {
+  const ceiling = Math.min(MAX_BACKOFF_MS, 2 ** attempt);
+  return sleep(((random.bytes(1)[0] ?? 0) / 255) * ceiling);
+};
 
 export const internalSessionEdit = defineAction<
   'internal-session-edit',
@@ -42,6 +54,7 @@ export const internalSessionEdit = defineAction<
           },
         });
       }
+      await backoff(attempt, deps.random);
     }
     return fail('edit_conflict', { session_info: null });
   },

@@ -51,6 +51,8 @@ export interface Config {
   readonly sessionExpiryDays: number;
   readonly messageTtlSeconds: number;
   readonly maxBodySize: number;
+  /** Worker processes (DESIGN decision 21); 1 = a single process. */
+  readonly workers: number;
   readonly permissionsPath: string;
   readonly policy: LoadedPolicy;
   readonly admin: { readonly email?: string; readonly password?: string };
@@ -66,7 +68,6 @@ export interface Config {
   /** null when rate limiting is off. */
   readonly rateLimits: RateLimits | null;
   readonly refreshGraceSeconds: number;
-  readonly workers: number;
   readonly email: EmailSettings;
 }
 

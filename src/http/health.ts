@@ -1,4 +1,5 @@
 /** GET /health (DESIGN decision 7): not encrypted, not rate-limited; 503 when the database is down. */
+import type { WorkersReport } from '../cluster/report.js';
 
 export interface HealthSources {
   readonly version: string;
@@ -6,14 +7,14 @@ export interface HealthSources {
   now(): number;
   /** Resolves true when the database answers correctly within the budget. */
   database(budgetMs: number): Promise<boolean>;
-  workers(): { readonly expected: number; readonly alive: number };
+  workers(): WorkersReport;
 }
 
 export interface HealthReport {
   readonly status: 'ok' | 'degraded' | 'down';
   readonly version: string;
   readonly database: 'ok' | 'down';
-  readonly workers: { readonly expected: number; readonly alive: number };
+  readonly workers: WorkersReport;
   readonly redis: 'ok' | 'down' | 'unused';
   readonly uptime_s: number;
 }

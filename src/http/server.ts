@@ -118,11 +118,16 @@ export interface ListenOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | null;
 }
 
+/** Servers that are closing: their answers carry `Connection: close`. */
+const draining = new WeakSet<Server>();
+
 /** Starts the HTTP listener with timeouts that bound slow clients (slowloris). */
 export async function listen(app: Koa, options: ListenOptions): Promise<Server> {
   // A request without Host reaches our guard (401) instead of Node's bare 400.
   const handle = app.callback();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    // While draining, a kept-alive connection ends after its answer instead of taking a new request.
+    if (draining.has(server)) res.shouldKeepAlive = false;
     void handle(req, res); // Koa answers its own errors; the promise never rejects
   };
   const server: Server =
@@ -144,4 +149,20 @@ export async function listen(app: Koa, options: ListenOptions): Promise<Server> 
     });
   });
   return server;
+}
+
+/**
+ * Stops accepting connections and resolves once every request already received has been answered
+ * (SIGTERM/SIGINT, trap E3): idle kept-alive connections close now, busy ones after their answer.
+ */
+export function closeGracefully(server: Server): Promise<void> {
+  draining.add(server);
+  return new Promise<void>((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }

@@ -2,7 +2,14 @@
  * In-code migrations with extension-less names, so running from src (tsx) and from dist records the
  * same names (trap S9). Every table is created only when it is missing (spec: "at every start the
  * service creates its database tables only if they do not already exist").
+ *
+ * MariaDB/MySQL: every table is utf8mb4 with a binary, no-pad collation, so that emails, system ids,
+ * token hashes, roles, names and the JSON text of compare-and-swap updates compare byte for byte as on
+ * PostgreSQL and SQLite (trap S1: the server default is case-, accent- and trailing-space-insensitive).
+ * User ids are `int unsigned` there, and so is every column referencing them (a foreign key needs the
+ * same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { LIMITS } from '../protocol/index.js';
 import type { Dialect } from './dialect.js';
@@ -17,7 +24,7 @@ interface Columns {
   userRef(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
 }
 
-function columns(dialect: Dialect): Columns {
+function columns(dialect: Dialect, binary: string): Columns {
   return {
     time: (t, name) =>
       dialect === 'sqlite'
@@ -27,9 +34,9 @@ function columns(dialect: Dialect): Columns {
           : t.datetime(name, { precision: 3 }),
     exact: (t, name, length) => {
       const column = t.string(name, length);
-      return dialect === 'mysql' ? column.collate('utf8mb4_bin') : column;
+      return dialect === 'mysql' ? column.collate(binary) : column;
     },
-    json: (t, name) => (dialect === 'mysql' ? t.text(name, 'mediumtext') : t.text(name)),
+    json: (t, name) => (dialect === 'mysql' ? t.text(name, 'mediumtext').collate(binary) : t.text(name)),
     userRef: (t, name) => {
       const column = t.integer(name).unsigned().notNullable();
       column.references('user_id').inTable('users').onDelete('CASCADE');
@@ -38,15 +45,48 @@ function columns(dialect: Dialect): Columns {
   };
 }
 
-async function createIfMissing(knex: Knex, table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> {
-  if (!(await knex.schema.hasTable(table))) await knex.schema.createTable(table, build);
+/**
+ * The binary collation of MariaDB/MySQL without PAD SPACE where the server has one ('a ' ≠ 'a', as on
+ * PostgreSQL and SQLite): MariaDB's utf8mb4_nopad_bin, MySQL 8's utf8mb4_0900_bin, else utf8mb4_bin.
+ */
+export async function binaryCollation(knex: Knex): Promise<string> {
+  const [rows] = (await knex.raw("SHOW COLLATION WHERE Collation IN ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin')")) as [
+    Array<{ Collation: string }>,
+  ];
+  const names = rows.map((r) => r.Collation);
+  return names.includes('utf8mb4_nopad_bin')
+    ? 'utf8mb4_nopad_bin'
+    : names.includes('utf8mb4_0900_bin')
+      ? 'utf8mb4_0900_bin'
+      : 'utf8mb4_bin';
+}
+
+async function createTableIfMissing(
+  knex: Knex,
+  dialect: Dialect,
+  binary: string,
+  table: string,
+  build: (t: Knex.CreateTableBuilder) => void,
+): Promise<void> {
+  if (await knex.schema.hasTable(table)) return;
+  await knex.schema.createTable(table, (t) => {
+    if (dialect === 'mysql') {
+      t.engine('InnoDB');
+      t.charset('utf8mb4');
+      t.collate(binary);
+    }
+    build(t);
+  });
 }
 
 function initial(dialect: Dialect): Knex.Migration {
-  const c = columns(dialect);
   return {
     async up(knex) {
-      await createIfMissing(knex, 'users', (t) => {
+      const binary = dialect === 'mysql' ? await binaryCollation(knex) : '';
+      const c = columns(dialect, binary);
+      const createIfMissing = (table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> =>
+        createTableIfMissing(knex, dialect, binary, table, build);
+      await createIfMissing('users', (t) => {
         t.increments('user_id').primary();
         c.exact(t, 'system_id', LIMITS.systemId).notNullable().unique();
         t.string('full_name', LIMITS.fullName).nullable().index();
@@ -69,7 +109,7 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'emailforgotpass_sent_datetime').nullable();
         c.time(t, 'emailchangepass_sent_datetime').nullable();
       });
-      await createIfMissing(knex, 'sessions', (t) => {
+      await createIfMissing('sessions', (t) => {
         c.exact(t, 'token_hash', HASH).primary();
         c.userRef(t, 'user_id').index();
         t.string('ip_address', LIMITS.ipAddress).notNullable();
@@ -78,7 +118,7 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'expires').notNullable().index();
         c.json(t, 'extra_info_json').notNullable();
       });
-      await createIfMissing(knex, 'apikeys', (t) => {
+      await createIfMissing('apikeys', (t) => {
         c.exact(t, 'tkn_hash', HASH).primary();
         c.userRef(t, 'user_id').index();
         t.string('user_role', LIMITS.role).notNullable();
@@ -98,7 +138,7 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'not_valid_before').notNullable();
         c.time(t, 'expires').notNullable().index();
       });
-      await createIfMissing(knex, 'apikeys_nosession', (t) => {
+      await createIfMissing('apikeys_nosession', (t) => {
         c.exact(t, 'tkn_hash', HASH).primary();
         // Every key descending from one apikey-new-nosession shares a family (refresh reuse revokes it).
         c.exact(t, 'family_id', HASH).notNullable().index();
@@ -113,7 +153,7 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'not_valid_before').notNullable();
         c.time(t, 'expires').notNullable().index();
       });
-      await createIfMissing(knex, 'refresh_tokens', (t) => {
+      await createIfMissing('refresh_tokens', (t) => {
         c.exact(t, 'token_hash', HASH).primary();
         c.exact(t, 'family_id', HASH).notNullable().index();
         c.exact(t, 'apikey_hash', HASH).notNullable();
@@ -149,6 +189,35 @@ export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> 
 
 export const MIGRATIONS_TABLE = 'authsvc_migrations';
 
-export async function migrate(knex: Knex, dialect: Dialect): Promise<void> {
-  await knex.migrate.latest({ migrationSource: migrationSource(dialect), tableName: MIGRATIONS_TABLE });
+/** Errors of two instances migrating at once: the loser waits and tries again. */
+function isMigrationRace(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MigrationLocked') return true; // knex's lock row is held by the other instance
+  const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
+  // Both created knex's own tables at once: PostgreSQL duplicate table / unique violation (pg_type),
+  // MariaDB/MySQL table exists / duplicate entry, SQLite "table … already exists".
+  return (
+    code === '42P07' || code === '23505' || errno === 1050 || errno === 1062 || /already exists/i.test(error.message)
+  );
+}
+
+export interface MigrateOptions {
+  /** How long to keep retrying while another instance holds the migration lock. */
+  readonly retryForMs?: number;
+  readonly onRetry?: (error: Error, attempt: number) => void;
+}
+
+export async function migrate(knex: Knex, dialect: Dialect, options: MigrateOptions = {}): Promise<void> {
+  const started = performance.now();
+  const retryForMs = options.retryForMs ?? 60_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await knex.migrate.latest({ migrationSource: migrationSource(dialect), tableName: MIGRATIONS_TABLE });
+      return;
+    } catch (error) {
+      if (!isMigrationRace(error) || performance.now() - started > retryForMs) throw error;
+      options.onRetry?.(error as Error, attempt);
+      await sleep(100 + Math.floor(Math.random() * 400));
+    }
+  }
 }

@@ -48,7 +48,9 @@ export async function seedFixedAccounts(
 
   const email = (admin.email ?? `${osUser()}@localhost`).normalize('NFKC').toLowerCase();
   const password = admin.password ?? deps.random.bytes(18).toString('base64url');
-  // In id order, so the database's own counter ends at 3 and later users start at 4 (trap S8).
+  // Explicit ids, in order; then the database's own counter is moved past them, so later users start
+  // at 4 (trap S8). Inserts ignore a row that is already there: two instances seeding together both
+  // succeed, and only the one whose row was stored reports that it created the superuser.
   const createdSuperuser = await ensure(SUPERUSER_ID, async () => ({
     userId: SUPERUSER_ID,
     systemId: uuidV4(deps.random),
@@ -94,6 +96,7 @@ export async function seedFixedAccounts(
   await ensure(DUMMY_ID, () =>
     systemAccount(DUMMY_ID, 'The systemwide locked user', 'dummyuser@localhost', 'locked', false, 'locked-user'),
   );
+  await users.reserveFixedIds(DUMMY_ID);
   return {
     created: createdSuperuser
       ? { email, password, generated: { email: admin.email === undefined, password: admin.password === undefined } }

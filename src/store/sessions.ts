@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import type Database from 'better-sqlite3';
-import type { Dialect } from './dialect.js';
+import type { Db } from './db.js';
 import { jsonToDb, timeToDb } from './dialect.js';
 import { SESSION_COLUMNS, USER_COLUMNS, sessionFromRow, userFromRow } from './records.js';
 import type { Row, SessionRecord, UserRecord } from './records.js';
@@ -36,7 +35,8 @@ export interface SessionRepo {
 /** Prefixes keep user and session columns apart in the joined row. */
 const JOINED = [...USER_COLUMNS.map((c) => `u.${c} as u_${c}`), ...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}`)];
 
-export function sessionRepo(knex: Knex, dialect: Dialect, sqlite: Database.Database | null): SessionRepo {
+export function sessionRepo(db: Db): SessionRepo {
+  const { knex, dialect } = db;
   const t = (ms: number): number | Date => timeToDb(dialect, ms);
 
   const joinedQuery = (tokenHash: string, now: number): Knex.QueryBuilder =>
@@ -46,11 +46,8 @@ export function sessionRepo(knex: Knex, dialect: Dialect, sqlite: Database.Datab
       .where('s.token_hash', tokenHash)
       .andWhere('s.expires', '>', t(now));
 
-  // The hot read of session-exists: prepared once on SQLite (the SQL is still knex's), on first use
-  // because the tables may not exist before migration.
-  let preparedJoined: Database.Statement | undefined;
-  const prepared = (): Database.Statement | undefined =>
-    sqlite === null ? undefined : (preparedJoined ??= sqlite.prepare(joinedQuery('', 0).toSQL().sql));
+  // The hot read of session-exists: a cached prepared statement (the SQL is still knex's).
+  const joined = db.hotRead('authsvc_session_with_user', () => joinedQuery('', 0));
 
   const toWithUser = (row: Row): SessionWithUser => ({
     session: sessionFromRow(row, 's_'),
@@ -79,10 +76,7 @@ export function sessionRepo(knex: Knex, dialect: Dialect, sqlite: Database.Datab
     },
 
     async findWithUser(tokenHash, now) {
-      const statement = prepared();
-      const row = (
-        statement !== undefined ? statement.get(tokenHash, now) : await joinedQuery(tokenHash, now).first()
-      ) as Row | undefined;
+      const row = await joined.first([tokenHash, t(now)]);
       return row === undefined ? null : toWithUser(row);
     },
 

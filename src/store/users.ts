@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { JsonObject } from '../protocol/index.js';
-import type { Dialect } from './dialect.js';
+import type { Db } from './db.js';
 import { boolFromDb, intFromDb, jsonToDb, timeToDb } from './dialect.js';
 import { USER_COLUMNS, userFromRow } from './records.js';
 import type { Row, UserRecord } from './records.js';
@@ -30,9 +29,16 @@ export interface UserRepo {
   standings(userIds: readonly number[]): Promise<ReadonlyMap<number, UserStanding>>;
   /** Inserts a user unless one with the same id or email exists; true when this call inserted it. */
   insertIfAbsent(user: NewUser): Promise<boolean>;
+  /**
+   * Makes the database's own id counter hand out ids above `lastFixedId` (rows inserted with explicit
+   * ids do not advance PostgreSQL's sequence, trap S8). Never moves a counter back, so an instance
+   * starting beside a running one cannot make it hand out an id twice.
+   */
+  reserveFixedIds(lastFixedId: number): Promise<void>;
 }
 
-export function userRepo(knex: Knex, dialect: Dialect): UserRepo {
+export function userRepo(db: Db): UserRepo {
+  const { knex, dialect } = db;
   return {
     async byId(userId) {
       const row = (await knex('users').select(USER_COLUMNS).where('user_id', userId).first()) as Row | undefined;
@@ -73,6 +79,16 @@ export function userRepo(knex: Knex, dialect: Dialect): UserRepo {
       // and exactly one of them learns that it created the account.
       const row = (await knex('users').select('system_id').where('email', user.email).first()) as Row | undefined;
       return row !== undefined && row['system_id'] === user.systemId;
+    },
+
+    async reserveFixedIds(lastFixedId) {
+      // SQLite (max(rowid) + 1) and MariaDB/MySQL (AUTO_INCREMENT moves past explicit ids) need nothing.
+      if (dialect !== 'pg') return;
+      await knex.raw(
+        `SELECT setval(s.seq, ?) FROM (SELECT pg_get_serial_sequence('users', 'user_id')::regclass AS seq) s
+          WHERE COALESCE(pg_sequence_last_value(s.seq), 0) < ?`,
+        [lastFixedId, lastFixedId],
+      );
     },
   };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fernetEncrypt } from '../../src/protocol/index.js';
+import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer, TestServerOptions } from '../helpers/server.js';
 import { insertUsers, updateUser } from '../helpers/users.js';
@@ -25,10 +26,7 @@ interface Explained {
   problems?: Array<{ param: string; problem: string }>;
 }
 
-/**
- * Both actions over the real protocol. Written as a function of the server options so that the same
- * suite runs on PostgreSQL and MariaDB once the database helper passes `{ database }`.
- */
+/** Both actions over the real protocol, on every database. */
 function authorizationSuite(options: TestServerOptions = {}): void {
   let server: TestServer;
   before(async () => {
@@ -317,4 +315,6 @@ function authorizationSuite(options: TestServerOptions = {}): void {
   });
 }
 
-authorizationSuite();
+forEachDatabase((db) => {
+  authorizationSuite({ database: db });
+});

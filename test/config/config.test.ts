@@ -44,7 +44,7 @@ describe('configuration', () => {
       '--port=9000',
     ]);
     assert.equal(fromArgs.port, 9000);
-    assert.equal(fromArgs.authdb.filename, join(dir, 'b.sqlite'));
+    assert.deepEqual(fromArgs.authdb, { dialect: 'sqlite', filename: join(dir, 'b.sqlite') });
     const both = await loaded({ ...required, AUTHSVC_PORT: '7000' }, ['--port=9000']);
     assert.equal(both.port, 7000);
   });
@@ -58,8 +58,34 @@ describe('configuration', () => {
     assert.equal(config.sessionExpiryDays, 30);
     assert.equal(config.messageTtlSeconds, 120);
     assert.equal(config.maxBodySize, 1_048_576);
+    assert.equal(config.workers, 4);
     assert.equal(config.permissionsPath, join(PKG_DIR, 'policy', 'default.json'));
     assert.deepEqual([...config.policy.roles].sort(), ['anonymous', 'authenticated', 'locked', 'staff', 'superuser']);
+  });
+
+  it('takes the number of worker processes from --workers or AUTHSVC_WORKERS, from 1 to 64', async () => {
+    assert.equal((await loaded(required, ['--workers=1'])).workers, 1);
+    assert.equal((await loaded({ ...required, AUTHSVC_WORKERS: '2' })).workers, 2);
+    for (const bad of ['0', '65', 'many', '1.5']) {
+      const result = await load({ ...required, AUTHSVC_WORKERS: bad });
+      assert.equal(result.ok, false, bad);
+      assert.match(
+        result.ok ? '' : (result.problems[0] ?? ''),
+        /^workers \(--workers, AUTHSVC_WORKERS\) must be an integer/,
+      );
+    }
+  });
+
+  it('reads PostgreSQL and MariaDB URLs, and refuses unknown schemes with the reason', async () => {
+    const pg = await loaded({
+      ...required,
+      AUTHSVC_AUTHDB: 'postgresql+psycopg2://auth:p%40ss@db:5432/auth?sslmode=require',
+    });
+    assert.equal(pg.authdb.dialect, 'pg');
+    const maria = await loaded({ ...required, AUTHSVC_AUTHDB: 'mariadb+pymysql://auth@db/auth' });
+    assert.equal(maria.authdb.dialect, 'mysql');
+    const bad = await load({ ...required, AUTHSVC_AUTHDB: 'mssql+pyodbc://u@h/db' });
+    assert.match(bad.ok ? '' : (bad.problems[0] ?? ''), /^authdb .* has an unknown scheme "mssql"/);
   });
 
   it('accepts both AUTHSVC_SECRET and AUTHSVC_SECRETKEY', async () => {

@@ -1,6 +1,7 @@
 /**
- * A real authsvc on 127.0.0.1 with a temporary SQLite database, a frozen clock and a captured log,
- * plus a raw protocol client that stamps tokens with the server's clock.
+ * A real authsvc on 127.0.0.1 with a temporary SQLite database (or the database given: a fresh one of a
+ * `TestDatabase` from databases.ts, or a target as is), a frozen clock and a captured log, plus a raw
+ * protocol client that stamps tokens with the server's clock.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,14 +11,18 @@ import { startApp } from '../../src/app.js';
 import type { RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config/load.js';
 import type { HashQueueOptions } from '../../src/passwords/hash-queue.js';
+import { createHasher } from '../../src/passwords/hashing.js';
 import { loadConfig } from '../../src/config/load.js';
 import { generateFernetKey, openJson, sealJson } from '../../src/protocol/index.js';
 import type { ActionInput, ActionName, Keyring, ResponseEnvelope } from '../../src/protocol/index.js';
+import type { DatabaseTarget } from '../../src/store/url.js';
 import { FrozenClock } from './clock.js';
+import type { TestDatabase } from './databases.js';
 import { databaseDigest } from './digest.js';
 
 /** Cheap argon2 parameters: tests exercise logic, not hash cost. */
 export const TEST_PASSHASH = { kind: 'argon2id', memoryCost: 1024, timeCost: 1, parallelism: 1 } as const;
+export const testHasher = createHasher(TEST_PASSHASH);
 
 export type LogLine = Record<string, unknown> & { level: string; message: string };
 
@@ -49,6 +54,11 @@ export interface TestServer {
 }
 
 export interface TestServerOptions {
+  /**
+   * The database: a `TestDatabase` gives this server a fresh database of its kind; a target is used as
+   * it is (a second start on the same database, a database behind a proxy). Default: SQLite in basedir.
+   */
+  readonly database?: TestDatabase | DatabaseTarget;
   readonly config?: Partial<Config>;
   readonly basedir?: string;
   readonly clock?: FrozenClock;
@@ -67,6 +77,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done();
     },
   });
+  const authdb: DatabaseTarget =
+    options.database === undefined
+      ? { dialect: 'sqlite', filename: join(basedir, 'authsvc.sqlite') }
+      : 'fresh' in options.database
+        ? await options.database.fresh()
+        : options.database;
   // The real loader gives the real defaults; tests then override what they need.
   const loaded = await loadConfig([], {
     AUTHSVC_SECRET: secret,
@@ -81,7 +97,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
   });
   if (!loaded.ok) throw new Error(`test config: ${loaded.problems.join('; ')}`);
-  const config: Config = { ...loaded.config, passHash: TEST_PASSHASH, ...options.config };
+  const config: Config = { ...loaded.config, authdb, passHash: TEST_PASSHASH, ...options.config };
   const app = await startApp({
     config,
     clock,

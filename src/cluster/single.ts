@@ -1,0 +1,25 @@
+/** `--workers 1`: one process prepares the database, purges expired rows and serves. */
+import { startApp } from '../app.js';
+import type { Config } from '../config/load.js';
+
+export async function runSingle(config: Config): Promise<string> {
+  const app = await startApp({ config });
+  app.log.info('listening', { url: app.url, workers: 1, startup_ms: Math.round(performance.now()) });
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info('stopping', { signal });
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    stop('SIGINT');
+  });
+  return app.url;
+}

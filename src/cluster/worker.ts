@@ -1,0 +1,46 @@
+/**
+ * A cluster worker: serves on the port the primary shares, with the database the primary prepared.
+ * It drains and exits 0 when the primary says so, when it gets SIGTERM or SIGINT itself (a signal to
+ * the whole process group, e.g. Ctrl-C), or when the primary is gone.
+ */
+import { startApp } from '../app.js';
+import type { RunningApp } from '../app.js';
+import type { Config } from '../config/load.js';
+import { isPrimaryMessage } from './messages.js';
+import type { ReadyMessage } from './messages.js';
+import { singleProcessReport } from './report.js';
+import type { WorkersReport } from './report.js';
+
+export async function runWorker(config: Config): Promise<void> {
+  // Until the primary's first table arrives, a worker knows only itself.
+  let report: WorkersReport = singleProcessReport(process.pid);
+  let app: RunningApp | null = null;
+  // An object, not a `let`: the handlers below change it while startApp is awaited.
+  const state: { stopping: string | null } = { stopping: null };
+  const drain = (running: RunningApp, why: string): void => {
+    running.log.info('worker draining', { why, pid: process.pid });
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  // Listening from the start: a shutdown that arrives while the worker is still starting is kept.
+  const stop = (why: string): void => {
+    if (state.stopping !== null) return;
+    state.stopping = why;
+    if (app !== null) drain(app, why);
+  };
+  process.on('message', (message) => {
+    if (!isPrimaryMessage(message)) return;
+    if (message.type === 'authsvc:workers') report = message.report;
+    else stop('primary');
+  });
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('disconnect', () => stop('primary gone'));
+
+  app = await startApp({ config, worker: { workers: () => report } });
+  if (state.stopping !== null) return drain(app, state.stopping);
+  const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url };
+  process.send?.(ready);
+}

@@ -1,0 +1,107 @@
+/**
+ * The purge of expired rows (DESIGN decision 10): sessions, API keys (session-tied and no-session)
+ * and refresh tokens whose expiry has passed by the injected clock. One instance at a time: an
+ * advisory lock on PostgreSQL (`pg_try_advisory_lock`, per database) and MariaDB/MySQL (`GET_LOCK`,
+ * per server, so the name carries the database's); on SQLite only the primary process runs it. The
+ * lock is held by one connection, so a crashed instance releases it with its connection. Deletes go
+ * in batches, so no statement runs long and SQLite writers in the workers wait only briefly.
+ */
+import type { Knex } from 'knex';
+import { withConnection } from './db.js';
+import type { Db } from './db.js';
+import { timeToDb } from './dialect.js';
+
+const BATCH = 1000;
+/** Keys of the advisory lock on PostgreSQL: "auth" and 1. */
+const PG_LOCK: readonly [number, number] = [0x61757468, 1];
+
+export interface PurgeReport {
+  /** False when another instance held the lock. */
+  readonly ran: boolean;
+  readonly deleted: Readonly<Record<string, number>>;
+}
+
+interface Purge {
+  readonly table: string;
+  readonly key: string;
+  /** Rows that must stay although expired. */
+  readonly keep?: (knex: Knex, now: number | Date) => Knex.QueryBuilder;
+}
+
+const PURGES: readonly Purge[] = [
+  { table: 'refresh_tokens', key: 'token_hash' },
+  {
+    // A no-session key outlives its expiry while a refresh token that can renew it is still valid.
+    table: 'apikeys_nosession',
+    key: 'tkn_hash',
+    keep: (knex, now) =>
+      knex('refresh_tokens as r')
+        .select(knex.raw('1'))
+        .whereRaw('?? = ??', ['r.apikey_hash', 'apikeys_nosession.tkn_hash'])
+        .andWhere('r.expires', '>', now),
+  },
+  { table: 'apikeys', key: 'tkn_hash' },
+  // Deleting a session also deletes its session-tied keys (foreign key, ON DELETE CASCADE).
+  { table: 'sessions', key: 'token_hash' },
+];
+
+/** Starts a query on the connection that holds the lock. */
+type On = (table: string) => Knex.QueryBuilder;
+
+async function purgeTable(db: Db, on: On, purge: Purge, now: number): Promise<number> {
+  const at = timeToDb(db.dialect, now);
+  let total = 0;
+  for (;;) {
+    const expired = on(purge.table).where('expires', '<=', at);
+    if (purge.keep) expired.whereNotExists(purge.keep(db.knex, at));
+    // MariaDB/MySQL refuse LIMIT inside IN (subquery) but take DELETE … LIMIT; the others the reverse.
+    const deleted =
+      db.dialect === 'mysql'
+        ? await expired.limit(BATCH).del()
+        : await on(purge.table).whereIn(purge.key, expired.clone().select(purge.key).limit(BATCH)).del();
+    total += deleted;
+    if (deleted < BATCH) return total;
+  }
+}
+
+async function purgeAll(db: Db, on: On, now: number): Promise<Record<string, number>> {
+  const deleted: Record<string, number> = {};
+  for (const purge of PURGES) deleted[purge.table] = await purgeTable(db, on, purge, now);
+  return deleted;
+}
+
+/** Runs `work` while holding the cleanup advisory lock; null when another instance holds it. */
+export async function withCleanupLock<T>(db: Db, work: (on: On) => Promise<T>): Promise<T | null> {
+  const { knex } = db;
+  if (db.dialect === 'sqlite') return work((table) => knex(table));
+  // One connection holds the lock and does the work, so both end together.
+  return withConnection(knex, async (raw: unknown) => {
+    const run = (sql: string, bindings: readonly Knex.RawBinding[]) =>
+      knex.raw(sql, bindings).connection(raw) as unknown as Promise<unknown>;
+    const got =
+      db.dialect === 'pg'
+        ? ((await run('SELECT pg_try_advisory_lock(?, ?) AS got', PG_LOCK)) as { rows: Array<{ got: boolean }> })
+            .rows[0]?.got === true
+        : Number(
+            (
+              (await run("SELECT GET_LOCK(CONCAT('authsvc_cleanup:', DATABASE()), 0) AS got", [])) as [
+                Array<{ got: unknown }>,
+              ]
+            )[0][0]?.got,
+          ) === 1;
+    if (!got) return null;
+    try {
+      return await work((table) => knex(table).connection(raw));
+    } finally {
+      await (db.dialect === 'pg'
+        ? run('SELECT pg_advisory_unlock(?, ?)', PG_LOCK)
+        : run("SELECT RELEASE_LOCK(CONCAT('authsvc_cleanup:', DATABASE()))", []));
+    }
+  });
+}
+
+/** Deletes what has expired at `now` (the injected clock's time). */
+export async function purgeExpired(db: Db, now: number): Promise<PurgeReport> {
+  const deleted = await withCleanupLock(db, (on) => purgeAll(db, on, now));
+  return deleted === null ? { ran: false, deleted: {} } : { ran: true, deleted };
+}

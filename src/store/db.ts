@@ -1,0 +1,82 @@
+/**
+ * One open database: knex for most statements, plus cached prepared statements for the hot reads
+ * (`session-exists` now; user and API-key lookups later), because knex re-prepares and re-builds
+ * every query (trap S7). Each dialect opens its own way (sqlite.ts, pg.ts, mysql.ts); this file holds
+ * what they share.
+ */
+import type { Knex } from 'knex';
+import type { Dialect } from './dialect.js';
+import type { Row } from './records.js';
+import type { DatabaseTarget } from './url.js';
+
+/** A read prepared once per connection; `bindings` follow the order of the query's placeholders. */
+export interface HotRead {
+  first(bindings: readonly unknown[]): Promise<Row | undefined>;
+}
+
+export interface Db {
+  readonly dialect: Dialect;
+  readonly knex: Knex;
+  /**
+   * A hot read whose SQL is compiled once from `build()` (the builder's own binding values are
+   * ignored) and prepared lazily on first use, since tables may not exist before migration. `name`
+   * must be unique per statement: PostgreSQL prepares it under that name on each connection.
+   */
+  hotRead(name: string, build: () => Knex.QueryBuilder): HotRead;
+  close(): Promise<void>;
+}
+
+/** How long statements may run, per purpose (trap S10). */
+export interface DbLimits {
+  /** Server-side statement timeout; 0 = none (migrations of large tables). */
+  readonly statementTimeoutMs: number;
+  /** Connections per process (PostgreSQL and MariaDB/MySQL; SQLite always has one). */
+  readonly poolMax: number;
+}
+
+/** Serving: every statement is an indexed point query, so a slow one means trouble, not work. */
+export const SERVING_LIMITS: DbLimits = { statementTimeoutMs: 2000, poolMax: 8 };
+/** Migrations, seeding and cleanup in the primary. */
+export const MAINTENANCE_LIMITS: DbLimits = { statementTimeoutMs: 0, poolMax: 2 };
+
+/** knex waits this long for a pooled connection (its default, 60 s, would hang requests). */
+export const ACQUIRE_TIMEOUT_MS = 2000;
+
+/**
+ * knex's own logger prints pool errors to the console. Every failure already reaches our log through
+ * the store (503 per request, /health), so knex stays quiet except for deprecations.
+ */
+export const KNEX_LOG = {
+  warn: (): void => undefined,
+  error: (): void => undefined,
+  debug: (): void => undefined,
+  deprecate: (method: string, alternative: string): void => {
+    process.emitWarning(`knex: ${method} is deprecated, use ${alternative}`, 'DeprecationWarning');
+  },
+};
+
+/** The SQL of a builder in the driver's own placeholder syntax (`?` or `$1`). */
+export function nativeSql(build: () => Knex.QueryBuilder): string {
+  return build().toSQL().toNative().sql;
+}
+
+export type OpenDb = (target: DatabaseTarget, limits: DbLimits) => Db;
+
+/** The part of knex's client (typed `any` by knex) that lends out a raw pooled connection. */
+interface PoolingClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+}
+
+/** Runs `use` on one raw pooled connection (the driver's own object), then gives it back. */
+// C names the driver's connection type, which knex's `any` hides; the caller states it.
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
+export async function withConnection<C, T>(knex: Knex, use: (connection: C) => Promise<T>): Promise<T> {
+  const client = knex.client as PoolingClient;
+  const connection = (await client.acquireConnection()) as C;
+  try {
+    return await use(connection);
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * A real `authsvc` process (src/main.ts through tsx), for tests of the process model: workers,
+ * signals, restarts. It listens on a free port of 127.0.0.1; its JSON log lines are collected.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PKG_DIR } from '../../src/config/paths.js';
+import { generateFernetKey, openJson, parseKeyring, sealJson } from '../../src/protocol/index.js';
+import type { Keyring } from '../../src/protocol/index.js';
+
+export interface AuthsvcProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly port: number;
+  readonly keyring: Keyring;
+  readonly logs: Array<Record<string, unknown>>;
+  /** Seals a request envelope with the real clock (the process has no frozen clock). */
+  seal(action: string, body: Record<string, unknown>, reqid?: string): string;
+  open(text: string): Record<string, unknown>;
+  health(): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Resolves with the exit code (or the signal) once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  readonly workers: number;
+  readonly env?: Record<string, string>;
+  readonly port?: number;
+  /** How long to wait for "listening". */
+  readonly timeoutMs?: number;
+}
+
+export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProcess> {
+  const basedir = mkdtempSync(join(tmpdir(), 'authsvc-proc-'));
+  const secret = generateFernetKey();
+  const keyring = parseKeyring(secret);
+  if (keyring === null) throw new Error('test setup');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(PKG_DIR, 'src', 'main.ts'), `--workers=${options.workers}`],
+    {
+      cwd: PKG_DIR,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        AUTHSVC_SECRET: secret,
+        AUTHSVC_PIISALT: 'test-pii-salt',
+        AUTHSVC_AUTHDB: 'sqlite:///authsvc.sqlite',
+        AUTHSVC_BASEDIR: basedir,
+        AUTHSVC_PORT: String(options.port ?? 0),
+        AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      rmSync(basedir, { recursive: true, force: true });
+      resolve({ code, signal });
+    }),
+  );
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening" in time; stderr: ${stderr}`)),
+      options.timeoutMs ?? 30_000,
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry['message'] === 'listening') {
+          clearTimeout(timer);
+          resolve(String(entry['url']));
+        }
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`authsvc exited with ${String(code)} before listening; stderr: ${stderr}`));
+    });
+  });
+
+  let counter = 0;
+  return {
+    child,
+    url,
+    port: Number(new URL(url).port),
+    keyring,
+    logs,
+    seal: (action, body, reqid = `p-${++counter}`) =>
+      sealJson(keyring, { request: action, body, reqid, client_ipaddr: '192.0.2.44' }, { nowMs: Date.now() }),
+    open(text) {
+      const opened = openJson(keyring, text, { nowMs: Date.now() });
+      if (!opened.ok) throw new Error(`reply could not be opened: ${opened.reason}`);
+      return opened.value as Record<string, unknown>;
+    },
+    async health() {
+      const response = await fetch(new URL('/health', url));
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface PostResult {
+  readonly status: number;
+  readonly text: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
+/** One POST on a connection of its own (no keep-alive), so each request goes through accept. */
+export function postOnce(url: string, body: string): Promise<PostResult> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, method: 'POST', path: '/', agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
