@@ -18,6 +18,8 @@ export { REQUIRED_ROLES } from './document.js';
 
 export interface LoadedPolicy {
   readonly path: string;
+  /** The bytes compiled: what a cluster primary hands its workers. */
+  readonly bytes: Buffer;
   readonly roles: ReadonlySet<string>;
   readonly compiled: CompiledPolicy;
 }
@@ -52,10 +54,18 @@ export function readPolicyFile(path: string): PolicyRead {
 export const problemLines = (path: string, problems: readonly PositionedProblem[]): string[] =>
   problems.map((p) => `${path}:${formatProblem(p)}`);
 
+/** A policy from given bytes (a cluster worker gets them from its primary), reported as from `path`. */
+export function loadPolicyBytes(path: string, bytes: Uint8Array): PolicyLoad {
+  const compiled = compilePolicyBytes(bytes);
+  if (!compiled.ok) return { ok: false, problems: problemLines(path, compiled.problems) };
+  return {
+    ok: true,
+    policy: { path, bytes: Buffer.from(bytes), roles: compiled.compiled.roles, compiled: compiled.compiled },
+  };
+}
+
 export function loadPolicyFile(path: string): PolicyLoad {
   const read = readPolicyFile(path);
   if (!read.ok) return { ok: false, problems: [read.problem] };
-  const compiled = compilePolicyBytes(read.bytes);
-  if (!compiled.ok) return { ok: false, problems: problemLines(path, compiled.problems) };
-  return { ok: true, policy: { path, roles: compiled.compiled.roles, compiled: compiled.compiled } };
+  return loadPolicyBytes(path, read.bytes);
 }
