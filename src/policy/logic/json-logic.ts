@@ -150,12 +150,28 @@ function compileNode(node: unknown): Evaluate {
   }
 }
 
-/** Does the condition read a variable? (A condition that does not is a constant.) */
-function readsVariables(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(readsVariables);
+const UNKNOWN = Symbol('unknown');
+type Folded = Value | typeof UNKNOWN;
+
+/**
+ * The value of a condition as far as it is known without facts (for lint: a rule whose condition is
+ * always false never matches). `and` with a false argument is false and `or` with a true one is true
+ * whatever the variables hold; any other operation is known when all its arguments are.
+ */
+function fold(node: unknown): Folded {
+  if (Array.isArray(node)) {
+    const elements = node.map(fold);
+    return elements.some((e) => e === UNKNOWN) ? UNKNOWN : (elements as Value[]);
+  }
   const operation = operationOf(node);
-  if (operation === null) return false;
-  return operation[0] === 'var' || operation[0] === 'missing' || argumentsOf(operation[1]).some(readsVariables);
+  if (operation === null) return node as Value;
+  const [name, raw] = operation;
+  if (name === 'var' || name === 'missing') return UNKNOWN;
+  const args = argumentsOf(raw).map(fold);
+  if (name === 'and' && args.some((a) => a !== UNKNOWN && !truthy(a))) return false;
+  if (name === 'or' && args.some((a) => a !== UNKNOWN && truthy(a))) return true;
+  if (args.some((a) => a === UNKNOWN)) return UNKNOWN;
+  return compileNode(node)({ facts: NO_FACTS, element: null });
 }
 
 export const jsonLogic: ConditionLanguage = {
@@ -165,7 +181,7 @@ export const jsonLogic: ConditionLanguage = {
     return (facts) => truthy(evaluate({ facts, element: null }));
   },
   constant(condition) {
-    if (readsVariables(condition)) return undefined;
-    return truthy(compileNode(condition)({ facts: NO_FACTS, element: null }));
+    const value = fold(condition);
+    return value === UNKNOWN ? undefined : truthy(value);
   },
 };
