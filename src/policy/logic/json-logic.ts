@@ -13,7 +13,7 @@
  * - `===`/`!==` are JavaScript's strict (in)equality: lists are never equal;
  * - `< <= > >=` compare numbers only: an argument that is not a number makes them false (json-logic-js
  *   would coerce strings and null);
- * - `in`: membership in a list (strict), or a substring of a string when both are strings;
+ * - `in`: membership in a list (strict), or a substring of a non-empty string when both are strings;
  * - `some`/`all`/`none` over a value that is not a list see an empty list; `all` of nothing is false;
  * - `missing` lists the named variables whose value is null or "".
  */
@@ -130,7 +130,10 @@ function compileNode(node: unknown): Evaluate {
         const needle = first(scope);
         const haystack = second(scope);
         if (Array.isArray(haystack)) return (haystack as readonly Value[]).includes(needle);
-        return typeof haystack === 'string' && typeof needle === 'string' && haystack.includes(needle);
+        // As json-logic-js: an empty string contains nothing.
+        return (
+          typeof haystack === 'string' && haystack !== '' && typeof needle === 'string' && haystack.includes(needle)
+        );
       };
     case 'some':
     case 'all':
