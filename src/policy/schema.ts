@@ -27,13 +27,14 @@ function validator(): ValidateFunction {
 // Values here come from JSON.parse, so they always serialise.
 const shown = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 80));
 
-function describe(error: ErrorObject): Problem | null {
+/** One ajv error in words, or null for one another error already says; `whole` names the document. */
+export function describeAjvError(error: ErrorObject, whole = 'the policy'): Problem | null {
   const at = error.instancePath;
   const params = error.params as Record<string, unknown>;
   const problem = (kind: ProblemKind, message: string, path = at): Problem => ({
     pointer: path,
     kind,
-    message: path === '' ? `the policy ${message}` : message,
+    message: path === '' ? `${whole} ${message}` : message,
   });
   switch (error.keyword) {
     case 'required':
@@ -96,7 +97,7 @@ export function checkSchema(value: unknown): SchemaCheck {
   const seen = new Set<string>();
   const problems: Problem[] = [];
   for (const error of validate.errors ?? []) {
-    const problem = describe(error);
+    const problem = describeAjvError(error);
     const key = problem === null ? '' : `${problem.pointer}\u0000${problem.message}`;
     if (problem === null || seen.has(key)) continue;
     seen.add(key);

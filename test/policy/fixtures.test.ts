@@ -131,9 +131,10 @@ describe('npm run policy:test', () => {
     writeFileSync(badTable, '{"access": [{"role": "staff"}]}');
     const table = policyTest(DEFAULT_POLICY, badTable, join(dir, 'missing.json'));
     assert.equal(table.status, 2);
+    assert.match(table.stderr, /bad-table\.json: not a decision table:\n(.*\n)* {2}- \/access\/0: lacks "item"\n/);
     assert.match(
       table.stderr,
-      /bad-table\.json: not a decision table:\n(.*\n)* {2}- \/access\/0: must have required property 'item'\n/,
+      /\n {2}- \/access\/0: name the caller either by "relation" or by "user_id" and "owner" \(and optionally "shared_with"\), one way only\n/,
     );
     assert.match(table.stderr, /missing\.json: not a decision table:\n {2}- cannot read .*ENOENT/);
 
