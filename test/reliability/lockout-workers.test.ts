@@ -41,7 +41,7 @@ forEachDatabase((db) => {
           full_name: 'Storm Test',
         });
         assert.equal(signup['success'], true, JSON.stringify(signup));
-        const userId = Number((signup['response'] as { user_id: number }).user_id);
+        const userId = (signup['response'] as { user_id: number }).user_id;
         await store
           .knex('users')
           .where('user_id', userId)
@@ -56,7 +56,7 @@ forEachDatabase((db) => {
               expires: 1,
               extra_info_json: {},
             });
-            return String((opened['response'] as { session_token: string }).session_token);
+            return (opened['response'] as { session_token: string }).session_token;
           }),
         );
         const replies = await Promise.all(
