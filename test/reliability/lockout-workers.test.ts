@@ -65,13 +65,10 @@ forEachDatabase((db) => {
           ),
         );
         assert.ok(replies.every((r) => r['success'] === false));
-        const row = (await store
+        const row: { failed_login_tries: unknown; locked_until: unknown } = await store
           .knex('users')
           .where('user_id', userId)
-          .first('failed_login_tries', 'locked_until')) as {
-          failed_login_tries: unknown;
-          locked_until: unknown;
-        };
+          .first('failed_login_tries', 'locked_until');
         assert.equal(Number(row.failed_login_tries), 20);
         assert.notEqual(row.locked_until, null);
         assert.equal(server.logs.filter((l) => l['audit'] === 'lockout').length, 1);
