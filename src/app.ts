@@ -21,7 +21,7 @@ import { createLogger } from './log/logger.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
 import { createHashQueue, defaultHashQueueOptions } from './passwords/hash-queue.js';
-import type { HashQueueOptions } from './passwords/hash-queue.js';
+import type { HashQueue, HashQueueOptions } from './passwords/hash-queue.js';
 import { createHasher } from './passwords/hashing.js';
 import { createPwnedChecker, noPwnedCheck } from './passwords/pwned.js';
 import { passwordService } from './passwords/service.js';
@@ -37,8 +37,8 @@ export interface AppOptions {
   readonly config: Config;
   readonly clock?: Clock;
   readonly random?: Random;
-  /** Bounds of the password-hash queue (default: about the core count per machine). */
-  readonly hashQueue?: HashQueueOptions;
+  /** The password-hash queue, or its bounds (default: about the core count per machine). */
+  readonly hashQueue?: HashQueueOptions | HashQueue;
   readonly logStream?: Writable;
   /** Set in a cluster worker (src/cluster/worker.ts): the primary prepares the database and knows the workers. */
   readonly worker?: { readonly workers: () => WorkersReport };
@@ -107,10 +107,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const pii = piiHasher(config.piisalt);
   const startedAtMs = clock.now();
 
-  const hasher = createHasher(
-    config.passHash,
-    createHashQueue(options.hashQueue ?? defaultHashQueueOptions(config.workers)),
-  );
+  const queue = options.hashQueue ?? defaultHashQueueOptions(config.workers);
+  const hasher = createHasher(config.passHash, 'run' in queue ? queue : createHashQueue(queue));
   const passwords = passwordService(hasher, config.passPolicy, {
     serverName: config.serverName,
     pwned: config.pwnedUrl === null ? noPwnedCheck : createPwnedChecker({ url: config.pwnedUrl, clock }),
@@ -135,7 +133,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       audit: logAuditSink(log, pii),
       passwords,
       policy,
-      settings: { sessionExpiryDays: config.sessionExpiryDays },
+      settings: {
+        sessionExpiryDays: config.sessionExpiryDays,
+        userLockTries: config.userLockTries,
+        userLockTimeSeconds: config.userLockTimeSeconds,
+      },
     });
     const app = createHttpApp({
       keyring: config.keyring,

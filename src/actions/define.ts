@@ -21,6 +21,9 @@ export interface Deps {
   readonly policy: PolicySource;
   readonly settings: {
     readonly sessionExpiryDays: number;
+    /** Failed password checks of one account that trigger the temporary lock (decision 11). */
+    readonly userLockTries: number;
+    readonly userLockTimeSeconds: number;
   };
 }
 

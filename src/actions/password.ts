@@ -1,6 +1,12 @@
-/** user-validatepass (the password-changing actions come with the accounts). */
+/** user-validatepass, user-changepass(-nosession), user-resetpass(-nosession). */
+import { normaliseEmail } from '../accounts/email.js';
+import { normaliseFullName } from '../accounts/full-name.js';
 import { fail, ok } from '../domain/result.js';
+import type { Result } from '../domain/result.js';
+import { hashToken } from '../domain/tokens.js';
+import type { Credentials } from '../store/logins.js';
 import { defineAction } from './define.js';
+import type { Deps, Meta } from './define.js';
 
 /** The spec's defaults for the two thresholds the request may set (DESIGN decision 14). */
 const VALIDATE_DEFAULTS = { minPassLength: 12, maxUnsafeSimilarity: 30 } as const;
@@ -24,5 +30,163 @@ export const userValidatepass = defineAction<'user-validatepass', 'insecure_pass
       },
     );
     return verdict.ok ? ok({}) : fail('insecure_password', {}, verdict.messages);
+  },
+});
+
+const INSECURE_NEW =
+  'The new password you entered is insecure. It must be at least 12 characters long and be sufficiently complex.';
+const CURRENT_DID_NOT_MATCH = 'Your current password did not match the stored password.';
+const SAME_AS_OLD = 'Your new password cannot be the same as your old password.';
+const CHANGED = 'Password changed successfully.';
+const LOGGED_OUT = 'For security purposes, you have been logged out of all other sessions.';
+
+/**
+ * Replaces a user's password and ends what the old one opened (decision 12): the user's sessions
+ * (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens.
+ */
+async function replacePassword(
+  deps: Deps,
+  meta: Meta,
+  userId: number,
+  newPassword: string,
+  keepSessionHash: string | null,
+  event: string,
+): Promise<void> {
+  const now = deps.clock.now();
+  await deps.store.logins.setPasswordHash(userId, await deps.passwords.hasher.hash(newPassword), now);
+  const sessions = await deps.store.sessions.deleteForUser(userId, keepSessionHash);
+  const keys = await deps.store.logins.revokeNoSessionKeys(userId);
+  deps.audit.record({
+    event,
+    reqid: meta.reqid,
+    subject: { userId, ip: meta.clientIp },
+    detail: { sessions_ended: sessions, keys_revoked: keys },
+  });
+}
+
+type ChangeCode =
+  'session_not_found' | 'user_not_found' | 'wrong_password' | 'password_unchanged' | 'insecure_password';
+
+const changeMessages = {
+  session_not_found: 'Your session is not valid. Please log in again.',
+  user_not_found: CURRENT_DID_NOT_MATCH,
+  wrong_password: CURRENT_DID_NOT_MATCH,
+  password_unchanged: SAME_AS_OLD,
+  insecure_password: INSECURE_NEW,
+} as const;
+
+interface ChangeInput {
+  readonly user_id: number;
+  readonly full_name: string;
+  readonly email: string;
+  readonly current_password: string;
+  readonly new_password: string;
+}
+
+/** Both changepass actions once the session (if any) is checked: exactly one verification of the current password. */
+async function changePassword(
+  deps: Deps,
+  input: ChangeInput,
+  meta: Meta,
+  keepSessionHash: string | null,
+): Promise<Result<{ user_id: number | null; email: string | null }, ChangeCode>> {
+  const none = { user_id: null, email: null };
+  const found = await deps.store.logins.byId(input.user_id);
+  if (found === null || found.user.email !== normaliseEmail(input.email) || !found.user.isActive) {
+    await deps.passwords.hasher.verifyDummy(input.current_password);
+    return fail('user_not_found', none);
+  }
+  if (!(await deps.passwords.hasher.verify(found.passwordHash, input.current_password)).ok) {
+    return fail('wrong_password', none);
+  }
+  if (input.new_password === input.current_password) return fail('password_unchanged', none);
+  const verdict = await deps.passwords.check(input.new_password, {
+    email: found.user.email,
+    fullName: normaliseFullName(input.full_name),
+  });
+  if (!verdict.ok) return fail('insecure_password', none, [...verdict.messages, INSECURE_NEW]);
+  await replacePassword(deps, meta, found.user.userId, input.new_password, keepSessionHash, 'password-change');
+  return ok({ user_id: found.user.userId, email: found.user.email }, [CHANGED, LOGGED_OUT]);
+}
+
+export const userChangepass = defineAction<'user-changepass', ChangeCode>({
+  name: 'user-changepass',
+  messages: { ok: CHANGED, failures: changeMessages },
+  async handle(deps, input, meta) {
+    const tokenHash = hashToken(input.session_token);
+    const session = await deps.store.sessions.find(tokenHash, deps.clock.now());
+    if (session === null || session.userId !== input.user_id) {
+      await deps.passwords.hasher.verifyDummy(input.current_password);
+      return fail('session_not_found', { user_id: null, email: null });
+    }
+    return changePassword(deps, input, meta, tokenHash);
+  },
+});
+
+export const userChangepassNosession = defineAction<'user-changepass-nosession', ChangeCode>({
+  name: 'user-changepass-nosession',
+  messages: { ok: CHANGED, failures: changeMessages },
+  handle: (deps, input, meta) => changePassword(deps, input, meta, null),
+});
+
+type ResetCode = 'password_unchanged' | 'insecure_password';
+
+/** Both resetpass actions once the account is found: the new password must differ and pass the policy. */
+async function resetPassword(
+  deps: Deps,
+  found: Credentials,
+  newPassword: string,
+  meta: Meta,
+  insecureMessage: string,
+): Promise<Result<Record<string, never>, ResetCode>> {
+  if ((await deps.passwords.hasher.verify(found.passwordHash, newPassword)).ok) return fail('password_unchanged');
+  const verdict = await deps.passwords.check(newPassword, {
+    email: found.user.email,
+    fullName: found.user.fullName ?? '',
+  });
+  if (!verdict.ok) return fail('insecure_password', {}, [insecureMessage, ...verdict.messages]);
+  await replacePassword(deps, meta, found.user.userId, newPassword, null, 'password-reset');
+  return ok({}, [CHANGED]);
+}
+
+export const userResetpass = defineAction<'user-resetpass', 'session_not_found' | 'user_not_found' | ResetCode>({
+  name: 'user-resetpass',
+  messages: {
+    ok: CHANGED,
+    failures: {
+      session_not_found: 'Invalid session token for password reset request.',
+      user_not_found: 'Invalid user for password reset request.',
+      password_unchanged: SAME_AS_OLD,
+      insecure_password: 'Insecure password for password reset request.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const session = await deps.store.sessions.find(hashToken(input.session_token), deps.clock.now());
+    const found = await deps.store.logins.byEmail(normaliseEmail(input.email_address));
+    if (session === null || found === null || !found.user.isActive) {
+      await deps.passwords.hasher.verifyDummy(input.new_password);
+      return fail(session === null ? 'session_not_found' : 'user_not_found');
+    }
+    return resetPassword(deps, found, input.new_password, meta, 'Insecure password for password reset request.');
+  },
+});
+
+export const userResetpassNosession = defineAction<'user-resetpass-nosession', 'required_active_mismatch' | ResetCode>({
+  name: 'user-resetpass-nosession',
+  messages: {
+    ok: CHANGED,
+    failures: {
+      required_active_mismatch: 'Invalid user for password reset request.',
+      password_unchanged: SAME_AS_OLD,
+      insecure_password: 'Insecure new password for password reset request.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const found = await deps.store.logins.byEmail(normaliseEmail(input.email_address));
+    if (found === null || found.user.isActive !== input.required_active) {
+      await deps.passwords.hasher.verifyDummy(input.new_password);
+      return fail('required_active_mismatch');
+    }
+    return resetPassword(deps, found, input.new_password, meta, 'Insecure new password for password reset request.');
   },
 });

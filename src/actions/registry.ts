@@ -7,7 +7,15 @@ import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { userCheckAccess, userCheckLimit } from './access.js';
 import { internalSessionEdit } from './internal.js';
-import { userValidatepass } from './password.js';
+import { userLogin, userLogout, userPasscheck, userPasscheckNosession } from './login.js';
+import {
+  userChangepass,
+  userChangepassNosession,
+  userResetpass,
+  userResetpassNosession,
+  userValidatepass,
+} from './password.js';
+import { userNew } from './signup.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
 
 export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
@@ -19,6 +27,15 @@ export const registry: Registry = {
   'session-delete-userid': sessionDeleteUserid,
   'internal-session-edit': internalSessionEdit,
   'user-validatepass': userValidatepass,
+  'user-changepass': userChangepass,
+  'user-changepass-nosession': userChangepassNosession,
+  'user-resetpass': userResetpass,
+  'user-resetpass-nosession': userResetpassNosession,
+  'user-new': userNew,
+  'user-login': userLogin,
+  'user-logout': userLogout,
+  'user-passcheck': userPasscheck,
+  'user-passcheck-nosession': userPasscheckNosession,
   'user-check-access': userCheckAccess,
   'user-check-limit': userCheckLimit,
 };

@@ -11,6 +11,18 @@ export const failures = {
   extra_info_too_large: { reason: 'the merged dict would exceed its size or depth bounds', status: 200 },
   edit_conflict: { reason: 'concurrent edits kept changing the record; nothing was written', status: 200 },
   insecure_password: { reason: 'password is insecure or invalid', status: 200 },
+  // Accounts: sign-up, login, password changes.
+  invalid_email: { reason: 'invalid email', status: 200 },
+  invalid_full_name: { reason: 'invalid full name', status: 200 },
+  user_exists: { reason: 'user exists', status: 200 },
+  system_id_taken: { reason: 'system_id is already in use', status: 200 },
+  wrong_credentials: { reason: "user does not exist or password doesn't match", status: 200 },
+  temporarily_locked: { reason: 'user is temporarily locked after too many failed logins', status: 200 },
+  user_inactive: { reason: 'user exists but is inactive', status: 200 },
+  session_user_mismatch: { reason: 'the session belongs to another user', status: 200 },
+  wrong_password: { reason: 'user password does not match', status: 200 },
+  password_unchanged: { reason: 'password did not change', status: 200 },
+  required_active_mismatch: { reason: 'user does not exist or is_active was not as required', status: 200 },
   db_unavailable: { reason: 'database unavailable', status: 503 },
   busy: { reason: 'server busy: too many password hashes waiting', status: 503 },
   // Authorization (user-check-access, user-check-limit); the reference's reasons where it has one.

@@ -10,6 +10,8 @@ import type { PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
 import type { Db, DbLimits } from './db.js';
 import type { Dialect } from './dialect.js';
+import { loginRepo } from './logins.js';
+import type { LoginRepo } from './logins.js';
 import { migrate } from './migrations.js';
 import type { MigrateOptions } from './migrations.js';
 import { openMysql } from './mysql.js';
@@ -29,6 +31,7 @@ export interface Store {
   readonly db: Db;
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
+  readonly logins: LoginRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -58,6 +61,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     db,
     users: guardRepo(userRepo(db)),
     sessions: guardRepo(sessionRepo(db)),
+    logins: guardRepo(loginRepo(db)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { startApp } from '../../src/app.js';
 import type { RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config/load.js';
-import type { HashQueueOptions } from '../../src/passwords/hash-queue.js';
+import type { HashQueue, HashQueueOptions } from '../../src/passwords/hash-queue.js';
 import { createHasher } from '../../src/passwords/hashing.js';
 import { loadConfig } from '../../src/config/load.js';
 import { generateFernetKey, openJson, sealJson } from '../../src/protocol/index.js';
@@ -62,7 +62,7 @@ export interface TestServerOptions {
   readonly config?: Partial<Config>;
   readonly basedir?: string;
   readonly clock?: FrozenClock;
-  readonly hashQueue?: HashQueueOptions;
+  readonly hashQueue?: HashQueueOptions | HashQueue;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {

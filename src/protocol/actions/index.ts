@@ -1,5 +1,7 @@
 import type { Static } from '@sinclair/typebox';
+import { loginActions } from './login.js';
 import { passwordActions } from './password.js';
+import { signupActions } from './signup.js';
 import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
 
@@ -7,6 +9,8 @@ import { sessionActions } from './session.js';
 export const actionSpecs = {
   ...sessionActions,
   ...passwordActions,
+  ...signupActions,
+  ...loginActions,
   ...accessActions,
 } as const;
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LIMITS, Text } from '../schema-kit.js';
+import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 
 /**
@@ -7,6 +7,11 @@ import type { ActionSpec } from '../action-spec.js';
  * the policy's explanation; the policy itself refuses more than 1024 (never truncating).
  */
 export const Password = (description: string) => Text(LIMITS.passwordWire, { description });
+
+const SessionToken = Text(LIMITS.token, { description: 'the session token' });
+const Email = Text(LIMITS.email, { description: "the user's email" });
+const FullName = Text(LIMITS.fullName, { description: "the user's full name (the new password must not resemble it)" });
+const Changed = Type.Object({ user_id: Nullable(Type.Integer()), email: Nullable(Type.String()) });
 
 export const passwordActions = {
   'user-validatepass': {
@@ -28,6 +33,59 @@ export const passwordActions = {
       min_pwned_matches: Type.Optional(
         Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: "default: the server's passpolicy" }),
       ),
+    }),
+    output: Type.Object({}),
+  },
+  'user-changepass': {
+    summary:
+      "Changes a user's password, with a valid session of that user and the current password; ends the user's other " +
+      'sessions and revokes their no-session API keys.',
+    changesState: true,
+    input: Type.Object({
+      user_id: Id(),
+      session_token: SessionToken,
+      full_name: FullName,
+      email: Email,
+      current_password: Password('the current password'),
+      new_password: Password('the new password'),
+    }),
+    output: Changed,
+  },
+  'user-changepass-nosession': {
+    summary:
+      "Changes a user's password with the current password; ends all the user's sessions and revokes their " +
+      'no-session API keys.',
+    changesState: true,
+    input: Type.Object({
+      user_id: Id(),
+      full_name: FullName,
+      email: Email,
+      current_password: Password('the current password'),
+      new_password: Password('the new password'),
+    }),
+    output: Changed,
+  },
+  'user-resetpass': {
+    summary:
+      'Replaces a forgotten password (the frontend has checked the emailed token), with any valid session; ends all ' +
+      "the user's sessions and revokes their no-session API keys.",
+    changesState: true,
+    input: Type.Object({
+      email_address: Email,
+      new_password: Password('the new password'),
+      session_token: SessionToken,
+    }),
+    output: Type.Object({}),
+  },
+  'user-resetpass-nosession': {
+    summary:
+      "Replaces a forgotten password when the user's is_active equals required_active; ends all the user's sessions " +
+      'and revokes their no-session API keys.',
+    changesState: true,
+    input: Type.Object({
+      email_address: Email,
+      new_password: Password('the new password'),
+      required_active: Type.Boolean({ description: "the user's is_active must equal this" }),
     }),
     output: Type.Object({}),
   },

@@ -1,0 +1,103 @@
+/**
+ * Logins per second with the default password hash: a real server (`node dist/main.js`, SQLite), one
+ * verified user, `concurrency` clients each opening a session and logging in, again and again.
+ *   npm run build && npx tsx bench/logins.ts [concurrency=8] [seconds=10] [workers=1]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '../src/client/index.js';
+import { PKG_DIR } from '../src/config/paths.js';
+import { generateFernetKey } from '../src/protocol/index.js';
+import { openStore } from '../src/store/index.js';
+
+const concurrency = Number(process.argv[2] ?? 8);
+const seconds = Number(process.argv[3] ?? 10);
+const workers = Number(process.argv[4] ?? 1);
+const dir = mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
+const secret = generateFernetKey();
+const port = 20000 + Math.floor(Math.random() * 20000);
+const password = 'plinth-orchard-vapour-42';
+
+const child = spawn(process.execPath, [join(PKG_DIR, 'dist', 'main.js')], {
+  env: {
+    PATH: process.env['PATH'] ?? '',
+    AUTHSVC_SECRET: secret,
+    AUTHSVC_PIISALT: 'bench-salt-bench',
+    AUTHSVC_AUTHDB: 'sqlite:///bench.sqlite',
+    AUTHSVC_BASEDIR: dir,
+    AUTHSVC_PORT: String(port),
+    AUTHSVC_WORKERS: String(workers),
+    AUTHSVC_PWNEDURL: 'none',
+    AUTHSVC_SERVERNAME: 'bench.example',
+    AUTHSVC_ADMIN_PASSWORD: 'bench-password-1234',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+await new Promise<void>((resolve, reject) => {
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    if (buffered.includes('"listening"')) resolve();
+  });
+  child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+});
+child.stdout.resume();
+
+const client = createClient({ url: `http://127.0.0.1:${port}/`, secret, timeoutMs: 30_000 });
+const ip = { clientIp: '192.0.2.1' };
+const signup = await client.request('user-new', { email: 'bench@example.org', password, full_name: 'Bench User' }, ip);
+if (!signup.success) throw new Error(`sign-up failed: ${signup.failure_reason}`);
+const store = openStore({ dialect: 'sqlite', filename: join(dir, 'bench.sqlite') });
+await store
+  .knex('users')
+  .where('user_id', signup.response.user_id)
+  .update({ email_verified: true, is_active: true, user_role: 'authenticated' });
+await store.close();
+
+const latencies: number[] = [];
+let failures = 0;
+const deadline = performance.now() + seconds * 1000;
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (performance.now() < deadline) {
+      const session = await client.request(
+        'session-new',
+        { ip_address: '192.0.2.1', user_agent: 'bench', user_id: null, expires: 1, extra_info_json: {} },
+        ip,
+      );
+      const t0 = performance.now();
+      const login = await client.request(
+        'user-login',
+        {
+          session_token: session.success ? (session.response.session_token ?? '') : '',
+          email: 'bench@example.org',
+          password,
+        },
+        ip,
+      );
+      latencies.push(performance.now() - t0);
+      if (!login.success) failures++;
+    }
+  }),
+);
+latencies.sort((a, b) => a - b);
+const pct = (p: number): string =>
+  (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1);
+console.log(
+  JSON.stringify({
+    workers,
+    concurrency,
+    seconds,
+    logins: latencies.length,
+    failures,
+    logins_per_s: Math.round(latencies.length / seconds),
+    p50_ms: pct(0.5),
+    p99_ms: pct(0.99),
+  }),
+);
+client.close();
+child.kill('SIGTERM');
+await new Promise((r) => child.on('exit', r));
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,71 @@
+/**
+ * The password check shared by user-login, user-passcheck and user-passcheck-nosession (DESIGN
+ * decisions 10 and 11). Every path runs exactly one password verification with the current
+ * parameters — a throwaway hash when there is no usable one — so neither the answer nor its timing
+ * tells whether an account exists; the reason is only in `failure_reason`.
+ */
+import type { Deps, Meta } from '../actions/define.js';
+import type { UserRecord } from '../store/records.js';
+
+export type CredentialCheck =
+  | { readonly ok: true; readonly user: UserRecord }
+  | {
+      readonly ok: false;
+      readonly code: 'wrong_credentials' | 'temporarily_locked' | 'user_inactive';
+      /** The user, when the password matched but the account cannot log in. */
+      readonly userId: number | null;
+    };
+
+export type Who = { readonly email: string } | { readonly userId: number };
+
+export async function checkCredentials(deps: Deps, who: Who, password: string, meta: Meta): Promise<CredentialCheck> {
+  const { hasher } = deps.passwords;
+  const now = deps.clock.now();
+  const found = 'email' in who ? await deps.store.logins.byEmail(who.email) : await deps.store.logins.byId(who.userId);
+  if (found === null) {
+    await hasher.verifyDummy(password);
+    return { ok: false, code: 'wrong_credentials', userId: null };
+  }
+  const { user, passwordHash } = found;
+  const fail = async (): Promise<CredentialCheck> => {
+    const counted = await deps.store.logins.recordFailure(
+      user.userId,
+      now,
+      deps.settings.userLockTries,
+      deps.settings.userLockTimeSeconds * 1000,
+    );
+    if (counted?.lockedNow === true) {
+      deps.audit.record({
+        event: 'lockout',
+        reqid: meta.reqid,
+        subject: { userId: user.userId, ip: meta.clientIp },
+        detail: { failed_login_tries: counted.count, locked_for_s: deps.settings.userLockTimeSeconds },
+      });
+    }
+    const locked = counted?.lockedUntil !== null && counted?.lockedUntil !== undefined && counted.lockedUntil > now;
+    return { ok: false, code: locked ? 'temporarily_locked' : 'wrong_credentials', userId: null };
+  };
+
+  // While a temporary lock lasts, even the right password fails (and the attempt still counts).
+  if (user.lockedUntil !== null && user.lockedUntil > now) {
+    await hasher.verifyDummy(password);
+    return fail();
+  }
+  const verified = await hasher.verify(passwordHash, password);
+  if (!verified.ok) return fail();
+  if (!user.isActive || !user.emailVerified || user.userRole === 'locked') {
+    return { ok: false, code: 'user_inactive', userId: user.userId };
+  }
+  await deps.store.logins.recordSuccess(user.userId, now);
+  if (verified.needsRehash) await rehash(deps, user.userId, password, now);
+  return { ok: true, user };
+}
+
+/** Stores a hash with the current parameters; a busy hash queue only postpones it to the next login. */
+async function rehash(deps: Deps, userId: number, password: string, now: number): Promise<void> {
+  try {
+    await deps.store.logins.setPasswordHash(userId, await deps.passwords.hasher.hash(password), now);
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'UnavailableError')) throw error;
+  }
+}

@@ -1,0 +1,91 @@
+/** user-login, user-logout, user-passcheck, user-passcheck-nosession (DESIGN decisions 10 and 11). */
+import { checkCredentials } from '../accounts/credentials.js';
+import type { CredentialCheck } from '../accounts/credentials.js';
+import { normaliseEmail } from '../accounts/email.js';
+import { fail, ok } from '../domain/result.js';
+import { hashToken } from '../domain/tokens.js';
+import { defineAction } from './define.js';
+import type { Deps, Meta } from './define.js';
+
+/** One message for every failure, the temporary lock included: nothing reveals which accounts exist. */
+const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work.";
+
+const failures = {
+  wrong_credentials: DID_NOT_WORK,
+  temporarily_locked: DID_NOT_WORK,
+  user_inactive: DID_NOT_WORK,
+} as const;
+
+type Verified = { user_id: number | null; user_role: string | null };
+
+function answer(check: CredentialCheck, deps: Deps, meta: Meta, event: string) {
+  if (check.ok) {
+    deps.audit.record({ event, reqid: meta.reqid, subject: { userId: check.user.userId, ip: meta.clientIp } });
+    return ok<Verified>({ user_id: check.user.userId, user_role: check.user.userRole });
+  }
+  return fail(check.code, { user_id: check.userId, user_role: null });
+}
+
+export const userLogin = defineAction<'user-login', 'session_not_found' | keyof typeof failures>({
+  name: 'user-login',
+  messages: { ok: 'Login successful.', failures: { ...failures, session_not_found: 'No session token provided.' } },
+  async handle(deps, input, meta) {
+    const tokenHash = hashToken(input.session_token);
+    const session = await deps.store.sessions.find(tokenHash, deps.clock.now());
+    if (session === null) {
+      await deps.passwords.hasher.verifyDummy(input.password);
+      return fail('session_not_found', { user_id: null, user_role: null });
+    }
+    const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
+    // The presented session ends whatever the outcome (session fixation): the frontend opens a new one.
+    await deps.store.sessions.delete(tokenHash);
+    return answer(check, deps, meta, 'login');
+  },
+});
+
+export const userPasscheckNosession = defineAction<'user-passcheck-nosession', keyof typeof failures>({
+  name: 'user-passcheck-nosession',
+  messages: { ok: 'Verification successful.', failures },
+  async handle(deps, input, meta) {
+    const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
+    return answer(check, deps, meta, 'passcheck');
+  },
+});
+
+export const userPasscheck = defineAction<'user-passcheck', 'session_not_found' | keyof typeof failures>({
+  name: 'user-passcheck',
+  messages: {
+    ok: 'Verification successful.',
+    failures: { ...failures, session_not_found: 'No session token provided.' },
+  },
+  async handle(deps, input, meta) {
+    const session = await deps.store.sessions.find(hashToken(input.session_token), deps.clock.now());
+    if (session === null) {
+      await deps.passwords.hasher.verifyDummy(input.password);
+      return fail('session_not_found', { user_id: null, user_role: null });
+    }
+    const check = await checkCredentials(deps, { userId: session.userId }, input.password, meta);
+    return answer(check, deps, meta, 'passcheck');
+  },
+});
+
+export const userLogout = defineAction<'user-logout', 'session_not_found' | 'session_user_mismatch'>({
+  name: 'user-logout',
+  messages: {
+    ok: 'Logout successful.',
+    failures: {
+      session_not_found: 'Logout failed. Invalid session_token for user_id.',
+      session_user_mismatch: 'Logout failed. Invalid session_token for user_id.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const tokenHash = hashToken(input.session_token);
+    const session = await deps.store.sessions.find(tokenHash, deps.clock.now());
+    if (session === null) return fail('session_not_found', { user_id: input.user_id });
+    if (session.userId !== input.user_id) return fail('session_user_mismatch', { user_id: input.user_id });
+    // A concurrent logout may have deleted it first: logged out either way.
+    await deps.store.sessions.delete(tokenHash);
+    deps.audit.record({ event: 'logout', reqid: meta.reqid, subject: { userId: input.user_id, ip: meta.clientIp } });
+    return ok({ user_id: input.user_id });
+  },
+});

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
+import type { ActionSpec } from '../action-spec.js';
+import { Password } from './password.js';
+
+const SessionToken = Text(LIMITS.token, { description: 'the session token' });
+const Email = Text(LIMITS.email, { description: "the user's email (compared case-insensitively)" });
+const Verified = Type.Object({
+  user_id: Nullable(Type.Integer({ description: 'null when the check failed' })),
+  user_role: Nullable(Type.String()),
+});
+
+export const loginActions = {
+  'user-login': {
+    summary:
+      'Logs a user in with email and password. The presented session is always deleted (the frontend opens a new ' +
+      'one); every failure gets the same end-user message, and failed attempts count towards the temporary lock.',
+    changesState: true,
+    input: Type.Object({
+      session_token: SessionToken,
+      email: Email,
+      password: Password('the password'),
+    }),
+    output: Verified,
+  },
+  'user-logout': {
+    summary: "Logs a user out: deletes the session, which must be that user's.",
+    changesState: true,
+    input: Type.Object({ session_token: SessionToken, user_id: Id() }),
+    output: Type.Object({ user_id: Nullable(Type.Integer()) }),
+  },
+  'user-passcheck': {
+    summary: "Checks the password of the session's user (the session is kept); failures count towards the lock.",
+    changesState: true,
+    input: Type.Object({ session_token: SessionToken, password: Password('the password') }),
+    output: Verified,
+  },
+  'user-passcheck-nosession': {
+    summary: "Checks a user's email and password without a session; failures count towards the lock.",
+    changesState: true,
+    input: Type.Object({ email: Email, password: Password('the password') }),
+    output: Verified,
+  },
+} as const satisfies Record<string, ActionSpec>;
