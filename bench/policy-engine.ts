@@ -14,6 +14,7 @@ import type { AccessRequest } from '../src/policy/decision.js';
 import type { CompiledPolicy } from '../src/policy/compiled.js';
 import { lintPolicyText } from '../src/policy/lint.js';
 import { compilePolicyBytes } from '../src/policy/load.js';
+import { formatProblem } from '../src/policy/problems.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const bytes = readFileSync(join(PKG_DIR, 'policy', 'default.json'));
@@ -21,7 +22,7 @@ const bytes = readFileSync(join(PKG_DIR, 'policy', 'default.json'));
 let t0 = performance.now();
 const first = compilePolicyBytes(bytes);
 const firstMs = performance.now() - t0;
-if (!first.ok) throw new Error(first.problems.join('\n'));
+if (!first.ok) throw new Error(first.problems.map(formatProblem).join('\n'));
 const policy = first.compiled;
 
 const rounds = 200;

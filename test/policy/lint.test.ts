@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -179,6 +179,20 @@ describe('policy:lint', () => {
     const roles = problems.find((p) => p.pointer === '/roles');
     // `{"description": "😀 é", ` is 23 characters (24 UTF-16 units).
     assert.deepEqual([roles?.line, roles?.column], [1, 24]);
+  });
+
+  it('is, like policy:diff and policy:test, an npm script that runs from dist', () => {
+    const scripts = (
+      JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    for (const [name, cli] of [
+      ['policy:lint', 'lint-cli'],
+      ['policy:diff', 'diff-cli'],
+      ['policy:test', 'fixtures-cli'],
+    ] as const) {
+      assert.equal(scripts[name], `node dist/policy/${cli}.js`);
+      assert.ok(existsSync(join(PKG_DIR, 'src', 'policy', `${cli}.ts`)), cli);
+    }
   });
 
   it('finds nothing in the shipped and the example policies', () => {
