@@ -12,7 +12,7 @@ import { checkAccess } from '../src/policy/check-access.js';
 import { checkLimit } from '../src/policy/check-limit.js';
 import type { AccessRequest } from '../src/policy/decision.js';
 import type { CompiledPolicy } from '../src/policy/compiled.js';
-import { lintPolicyText } from '../src/policy/lint.js';
+import { lintPolicyBytes } from '../src/policy/lint.js';
 import { compilePolicyBytes } from '../src/policy/load.js';
 import { formatProblem } from '../src/policy/problems.js';
 
@@ -84,7 +84,7 @@ const ruleLimits = rate(
   (i) => checkLimit(rules, { userId: 10, role: 'authenticated', name: 'upload_mb', value: i % 50 }).passed,
 );
 t0 = performance.now();
-for (let i = 0; i < rounds; i++) lintPolicyText(bytes);
+for (let i = 0; i < rounds; i++) lintPolicyBytes(bytes);
 const lintMs = (performance.now() - t0) / rounds;
 
 console.log(

@@ -68,7 +68,7 @@ function duplicateKeys(root: Node | undefined, at: (offset: number) => Position)
   return problems;
 }
 
-export function lintPolicyText(bytes: Uint8Array): LintResult {
+export function lintPolicyBytes(bytes: Uint8Array): LintResult {
   const decoded = decodeBounded(bytes, MAX_POLICY_BYTES, MAX_POLICY_DEPTH);
   if (!decoded.ok) {
     const nested = decoded.offset > 0;
@@ -136,7 +136,7 @@ export function lintFile(path: string): LintOutcome {
         ],
       };
     }
-    return { ok: true, problems: lintPolicyText(readFileSync(path)).problems };
+    return { ok: true, problems: lintPolicyBytes(readFileSync(path)).problems };
   } catch (error) {
     return { ok: false, error: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }

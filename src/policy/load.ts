@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { compilePolicy } from './compile.js';
 import type { CompiledPolicy } from './compiled.js';
 import type { PolicyDoc } from './document.js';
-import { lintPolicyText } from './lint.js';
+import { lintPolicyBytes } from './lint.js';
 import { MAX_POLICY_BYTES } from './parse.js';
 import type { PositionedProblem } from './problems.js';
 import { formatProblem } from './problems.js';
@@ -31,7 +31,7 @@ export type PolicyRead = { ok: true; bytes: Buffer } | { ok: false; problem: str
 
 /** Bytes of a policy file → the compiled policy, or every problem found. */
 export function compilePolicyBytes(bytes: Uint8Array): PolicyCompilation {
-  const linted = lintPolicyText(bytes);
+  const linted = lintPolicyBytes(bytes);
   if (linted.document === null) return { ok: false, problems: linted.problems };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   return { ok: true, compiled: compilePolicy(linted.document, sha256), document: linted.document };

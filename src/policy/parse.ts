@@ -50,8 +50,6 @@ export function nesting(text: string, limit: number): Nesting {
   return { depth: deepest, offset: -1 };
 }
 
-export const nestingDepth = (text: string, limit: number): number => nesting(text, limit).depth;
-
 /** Size, UTF-8 (a byte order mark is dropped), not empty, nesting: the checks before any parser runs. */
 export function decodeBounded(bytes: Uint8Array, maxBytes: number, maxDepth: number): Decoded {
   if (bytes.length > maxBytes) {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/config/paths.js';
-import { lintFile, lintPolicyText } from '../../src/policy/lint.js';
+import { lintFile, lintPolicyBytes } from '../../src/policy/lint.js';
 import { formatProblem } from '../../src/policy/problems.js';
 
 const HERE = join(PKG_DIR, 'test', 'policy');
@@ -85,7 +85,7 @@ describe('policy:lint on test/policy/broken/, one policy per kind of problem', (
   it('has an expectation for every file, and the base policy is clean', () => {
     const files = readdirSync(BROKEN).filter((f) => f.endsWith('.json'));
     assert.deepEqual(files.sort(), Object.keys(EXPECTED).sort());
-    assert.deepEqual(lintPolicyText(readFileSync(join(HERE, 'valid-small.json'))).problems, []);
+    assert.deepEqual(lintPolicyBytes(readFileSync(join(HERE, 'valid-small.json'))).problems, []);
   });
 
   for (const [file, expected] of Object.entries(EXPECTED)) {
@@ -104,7 +104,7 @@ describe('policy:lint', () => {
     (doc['item_policy'] as Record<string, Record<string, unknown>>)['doc']!['invalid_roles'] = ['ghost'];
     (doc['rules'] as Array<Record<string, unknown>>)[0]!['when'] = { '==': [1, 1] };
     doc['extra'] = true;
-    const problems = lintPolicyText(Buffer.from(JSON.stringify(doc, null, 2))).problems;
+    const problems = lintPolicyBytes(Buffer.from(JSON.stringify(doc, null, 2))).problems;
     assert.deepEqual(
       problems.map((p) => [p.line, p.kind, p.pointer]),
       [
@@ -169,13 +169,13 @@ describe('policy:lint', () => {
     assert.deepEqual(outcome.problems.map(formatProblem), [
       '1:1: the policy is 2097152 bytes, more than the 1048576 allowed',
     ]);
-    const deep = lintPolicyText(Buffer.from(`{"rules": [${'{"!": '.repeat(100_000)}true${'}'.repeat(100_000)}]}`));
+    const deep = lintPolicyBytes(Buffer.from(`{"rules": [${'{"!": '.repeat(100_000)}true${'}'.repeat(100_000)}]}`));
     assert.equal(deep.problems.length, 1);
     assert.equal(deep.problems[0]?.kind, 'nesting');
   });
 
   it('counts columns in characters, not UTF-16 units', () => {
-    const problems = lintPolicyText(Buffer.from('{"description": "😀 é", "roles": 1}')).problems;
+    const problems = lintPolicyBytes(Buffer.from('{"description": "😀 é", "roles": 1}')).problems;
     const roles = problems.find((p) => p.pointer === '/roles');
     // `{"description": "😀 é", ` is 23 characters (24 UTF-16 units).
     assert.deepEqual([roles?.line, roles?.column], [1, 24]);
