@@ -6,9 +6,14 @@
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { userCheckAccess, userCheckLimit } from './access.js';
-import { internalSessionEdit } from './internal.js';
+import { internalSessionEdit, internalUserEdit } from './internal.js';
 import { userValidatepass } from './password.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
+import { userDelete } from './user-delete.js';
+import { userEdit } from './user-edit.js';
+import { userLock } from './user-lock.js';
+import { userList, userLookupEmail, userLookupMatch } from './user-lookup.js';
+import { userSetEmailsent, userSetEmailverified } from './verification.js';
 
 export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
 
@@ -21,4 +26,13 @@ export const registry: Registry = {
   'user-validatepass': userValidatepass,
   'user-check-access': userCheckAccess,
   'user-check-limit': userCheckLimit,
+  'user-list': userList,
+  'user-lookup-email': userLookupEmail,
+  'user-lookup-match': userLookupMatch,
+  'user-edit': userEdit,
+  'user-lock': userLock,
+  'user-delete': userDelete,
+  'internal-user-edit': internalUserEdit,
+  'user-set-emailverified': userSetEmailverified,
+  'user-set-emailsent': userSetEmailsent,
 };

@@ -19,6 +19,8 @@ import type { SessionRepo } from './sessions.js';
 import { openSqlite } from './sqlite.js';
 import { guardRepo } from './unavailable.js';
 import type { DatabaseTarget } from './url.js';
+import { userAdminRepo } from './user-admin.js';
+import type { UserAdminRepo } from './user-admin.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
 
@@ -29,6 +31,8 @@ export interface Store {
   readonly db: Db;
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
+  /** Listing, matching, edits, superuser locks, deletion (issue 6's administration half). */
+  readonly userAdmin: UserAdminRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -58,6 +62,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     db,
     users: guardRepo(userRepo(db)),
     sessions: guardRepo(sessionRepo(db)),
+    userAdmin: guardRepo(userAdminRepo(db)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

@@ -2,12 +2,14 @@ import type { Static } from '@sinclair/typebox';
 import { passwordActions } from './password.js';
 import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
+import { userActions } from './user.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
   ...sessionActions,
   ...passwordActions,
   ...accessActions,
+  ...userActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;
