@@ -190,8 +190,13 @@ forEachDatabase((db) => {
       assert.equal(reply.success, true, `${by} ${JSON.stringify(value)}: ${JSON.stringify(reply)}`);
       return ids(reply.success ? reply.response.user_info : []);
     };
-    const systemId = async (userId: number): Promise<string> =>
-      String((await server.app.store.knex('users').where('user_id', userId).first('system_id')).system_id);
+    const systemId = async (userId: number): Promise<string> => {
+      const row: { system_id: string } = await server.app.store
+        .knex('users')
+        .where('user_id', userId)
+        .first('system_id');
+      return row.system_id;
+    };
 
     it('matches each column by its type', async () => {
       assert.deepEqual(await match('user_id', 5), [5]);

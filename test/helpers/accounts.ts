@@ -70,7 +70,8 @@ export async function insertKeyRows(store: Store, userId: number, sessionToken: 
 export async function rowsOf(store: Store, userId: number): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of ['users', 'sessions', 'apikeys', 'apikeys_nosession', 'refresh_tokens']) {
-    const [row] = (await store.knex(table).where('user_id', userId).count({ n: '*' })) as Array<{ n: unknown }>;
+    const rows: Array<{ n: unknown }> = await store.knex(table).where('user_id', userId).count({ n: '*' });
+    const [row] = rows;
     counts[table] = Number(row?.n ?? 0);
   }
   return counts;
