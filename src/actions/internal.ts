@@ -112,7 +112,7 @@ export const internalUserEdit = defineAction<
   | 'invalid_full_name'
   | 'invalid_email'
   | 'email_taken'
-  | 'role_not_in_policy'
+  | 'role_change_not_valid'
   | 'extra_info_too_large'
   | 'edit_conflict'
 >({
@@ -125,7 +125,7 @@ export const internalUserEdit = defineAction<
       invalid_full_name: USER_EDIT_FAILED,
       invalid_email: USER_EDIT_FAILED,
       email_taken: USER_EDIT_FAILED,
-      role_not_in_policy: USER_EDIT_FAILED,
+      role_change_not_valid: USER_EDIT_FAILED,
       extra_info_too_large: USER_EDIT_FAILED,
       edit_conflict: 'User-info update failed.',
     },
@@ -140,7 +140,7 @@ export const internalUserEdit = defineAction<
     if (!parsed.ok) return parsed.code === 'invalid_params' ? invalid(parsed.problems, none) : fail(parsed.code, none);
     const { update } = parsed;
     if (update.userRole !== undefined && !deps.policy.current().roles.has(update.userRole)) {
-      return fail('role_not_in_policy', none);
+      return fail('role_change_not_valid', none);
     }
     const changes: { -readonly [K in keyof UserChanges]: UserChanges[K] } = {};
     if (update.fullName !== undefined) {

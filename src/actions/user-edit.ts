@@ -37,6 +37,7 @@ export const userEdit = defineAction<
   | 'edit_not_permitted'
   | 'protected_account'
   | 'locked_via_user_lock'
+  | 'role_change_not_valid'
   | 'user_not_found'
   | 'invalid_full_name'
   | 'invalid_email'
@@ -56,6 +57,7 @@ export const userEdit = defineAction<
       edit_not_permitted: "You don't have permission to make this change.",
       protected_account: "You don't have permission to make this change.",
       locked_via_user_lock: 'Locked accounts are changed with lock/unlock.',
+      role_change_not_valid: 'unknown role change request in update_dict',
       user_not_found: UPDATE_FAILED,
       invalid_full_name: 'The full name provided is not valid: it must not be empty or contain a link.',
       invalid_email: "The email address provided doesn't seem to be a valid email address.",
@@ -86,7 +88,7 @@ export const userEdit = defineAction<
       return fail('locked_via_user_lock', none);
     }
     if (update.userRole !== undefined && !deps.policy.current().roles.has(update.userRole)) {
-      return fail('role_not_in_policy', none);
+      return fail('role_change_not_valid', none);
     }
 
     const changes: { -readonly [K in keyof UserChanges]: UserChanges[K] } = {};

@@ -35,6 +35,7 @@ export const failures = {
     reason: 'locking, unlocking and the role or activity of a locked account go through user-lock',
     status: 200,
   },
+  role_change_not_valid: { reason: 'role change requested is not valid', status: 200 },
   self_lock: { reason: "can't toggle a lock state on self", status: 200 },
   invalid_email: { reason: 'invalid email', status: 200 },
   invalid_full_name: { reason: 'invalid full name', status: 200 },
