@@ -31,7 +31,7 @@ export interface Store {
   readonly db: Db;
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
-  /** Listing, matching, edits, superuser locks, deletion (issue 6's administration half). */
+  /** Listing and matching, edits, superuser locks, deletion, the email-verification marks. */
   readonly userAdmin: UserAdminRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
