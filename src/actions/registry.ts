@@ -6,7 +6,7 @@
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { userCheckAccess, userCheckLimit } from './access.js';
-import { internalSessionEdit } from './internal.js';
+import { internalSessionEdit, internalUserEdit } from './internal.js';
 import { userLogin, userLogout, userPasscheck, userPasscheckNosession } from './login.js';
 import {
   userChangepass,
@@ -17,6 +17,11 @@ import {
 } from './password.js';
 import { userNew } from './signup.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
+import { userDelete } from './user-delete.js';
+import { userEdit } from './user-edit.js';
+import { userLock } from './user-lock.js';
+import { userList, userLookupEmail, userLookupMatch } from './user-lookup.js';
+import { userSetEmailsent, userSetEmailverified } from './verification.js';
 
 export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
 
@@ -38,4 +43,13 @@ export const registry: Registry = {
   'user-passcheck-nosession': userPasscheckNosession,
   'user-check-access': userCheckAccess,
   'user-check-limit': userCheckLimit,
+  'user-list': userList,
+  'user-lookup-email': userLookupEmail,
+  'user-lookup-match': userLookupMatch,
+  'user-edit': userEdit,
+  'user-lock': userLock,
+  'user-delete': userDelete,
+  'internal-user-edit': internalUserEdit,
+  'user-set-emailverified': userSetEmailverified,
+  'user-set-emailsent': userSetEmailsent,
 };

@@ -33,6 +33,25 @@ export const failures = {
   target_users_not_valid: { reason: 'users specified as owner or shared-with not found', status: 200 },
   over_limit: { reason: 'user is over limit', status: 200 },
   caller_not_found: { reason: 'user attempting access not found', status: 200 },
+  // Account administration (issue 6: user-edit, user-lock, user-delete, internal-user-edit, lookups).
+  system_account: { reason: "can't edit, lock or delete the system anonymous/locked accounts (2, 3)", status: 200 },
+  session_mismatch: { reason: 'session does not belong to the initiating user', status: 200 },
+  role_mismatch: { reason: "user_role is not the initiating user's stored role", status: 200 },
+  not_superuser: { reason: "user role is not 'superuser', required for this action", status: 200 },
+  edit_not_permitted: { reason: 'the initiating user may not edit these items of this user', status: 200 },
+  protected_account: {
+    reason: "the role and activity of account 1 and of one's own account can't be edited",
+    status: 200,
+  },
+  locked_via_user_lock: {
+    reason: 'locking, unlocking and the role or activity of a locked account go through user-lock',
+    status: 200,
+  },
+  role_change_not_valid: { reason: 'role change requested is not valid', status: 200 },
+  self_lock: { reason: "can't toggle a lock state on self", status: 200 },
+  email_taken: { reason: 'email already in use by another user', status: 200 },
+  forbidden_update_keys: { reason: 'update_dict holds items that may not be edited', status: 200 },
+  cannot_delete_superuser: { reason: "can't delete superusers", status: 200 },
 } as const satisfies Record<string, { reason: string; status: number }>;
 
 export type FailureCode = keyof typeof failures;

@@ -11,3 +11,5 @@ export * from './datetime.js';
 export type { ActionSpec } from './action-spec.js';
 export { actionSpecs, actionNames, isActionName } from './actions/index.js';
 export type { ActionName, ActionInput, ActionOutput } from './actions/index.js';
+export { MATCH_FIELDS, USER_PAGE_SIZE, UserInfo } from './actions/user.js';
+export type { MatchField, UserInfoDict } from './actions/user.js';

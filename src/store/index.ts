@@ -21,6 +21,8 @@ import type { SessionRepo } from './sessions.js';
 import { openSqlite } from './sqlite.js';
 import { guardRepo } from './unavailable.js';
 import type { DatabaseTarget } from './url.js';
+import { userAdminRepo } from './user-admin.js';
+import type { UserAdminRepo } from './user-admin.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
 
@@ -32,6 +34,8 @@ export interface Store {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
   readonly logins: LoginRepo;
+  /** Listing and matching, edits, superuser locks, deletion, the email-verification marks. */
+  readonly userAdmin: UserAdminRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -62,6 +66,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     users: guardRepo(userRepo(db)),
     sessions: guardRepo(sessionRepo(db)),
     logins: guardRepo(loginRepo(db)),
+    userAdmin: guardRepo(userAdminRepo(db)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

@@ -11,6 +11,12 @@ export interface TestUser {
   readonly userId: number;
   readonly role: string;
   readonly active?: boolean;
+  readonly email?: string;
+  readonly fullName?: string;
+  readonly verified?: boolean;
+  readonly extraInfo?: unknown;
+  /** A real hash (e.g. from `testHasher`) for users who must prove their password. */
+  readonly passwordHash?: string;
 }
 
 export async function insertUsers(store: Store, users: readonly TestUser[], nowMs = Date.now()): Promise<void> {
@@ -19,13 +25,13 @@ export async function insertUsers(store: Store, users: readonly TestUser[], nowM
     users.map((user) => ({
       user_id: user.userId,
       system_id: randomUUID(),
-      full_name: `Test user ${user.userId}`,
-      email: `user${user.userId}@example.org`,
-      password: 'not a hash: nobody logs in as this user',
-      email_verified: true,
+      full_name: user.fullName ?? `Test user ${user.userId}`,
+      email: user.email ?? `user${user.userId}@example.org`,
+      password: user.passwordHash ?? 'not a hash: nobody logs in as this user',
+      email_verified: user.verified ?? true,
       is_active: user.active ?? true,
       user_role: user.role,
-      extra_info: '{}',
+      extra_info: JSON.stringify(user.extraInfo ?? {}),
       created_on: now,
       last_updated: now,
       failed_login_tries: 0,

@@ -4,6 +4,7 @@ import { passwordActions } from './password.js';
 import { signupActions } from './signup.js';
 import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
+import { userActions } from './user.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
@@ -12,6 +13,7 @@ export const actionSpecs = {
   ...signupActions,
   ...loginActions,
   ...accessActions,
+  ...userActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

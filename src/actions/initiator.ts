@@ -1,0 +1,38 @@
+/**
+ * The initiator of user-edit and user-lock (spec: user_id, user_role, session_token "initiator"). The
+ * frontend says who is asking; we believe it only when the session exists, is unexpired and belongs
+ * to that user, and the user's stored role is the one claimed (a forged `superuser` is refused), is
+ * a role of the policy in force (trap S11) and the user is active.
+ */
+import { hashToken } from '../domain/tokens.js';
+import type { UserRecord } from '../store/records.js';
+import type { Deps } from './define.js';
+
+export type InitiatorFailure =
+  'session_not_found' | 'session_mismatch' | 'role_mismatch' | 'role_not_in_policy' | 'caller_not_valid';
+
+export interface InitiatorClaim {
+  readonly user_id: number;
+  readonly user_role: string;
+  readonly session_token: string;
+}
+
+export type InitiatorCheck =
+  { readonly ok: true; readonly user: UserRecord } | { readonly ok: false; readonly code: InitiatorFailure };
+
+export async function checkInitiator(deps: Deps, claim: InitiatorClaim): Promise<InitiatorCheck> {
+  const found = await deps.store.sessions.findWithUser(hashToken(claim.session_token), deps.clock.now());
+  if (found === null) return { ok: false, code: 'session_not_found' };
+  const { user } = found;
+  if (user.userId !== claim.user_id) return { ok: false, code: 'session_mismatch' };
+  if (user.userRole !== claim.user_role) return { ok: false, code: 'role_mismatch' };
+  if (!deps.policy.current().roles.has(user.userRole)) return { ok: false, code: 'role_not_in_policy' };
+  if (!user.isActive) return { ok: false, code: 'caller_not_valid' };
+  return { ok: true, user };
+}
+
+/** Whether `token` is an unexpired session of an active superuser (user-delete without a password). */
+export async function isSuperuserSession(deps: Deps, token: string): Promise<boolean> {
+  const found = await deps.store.sessions.findWithUser(hashToken(token), deps.clock.now());
+  return found !== null && found.user.userRole === 'superuser' && found.user.isActive;
+}

@@ -1,0 +1,68 @@
+/**
+ * user-delete (DESIGN decision 13). The user must match both user_id and email. The password proves
+ * it is theirs, unless `session_token` is an unexpired session of an active superuser. Every failing
+ * password path runs exactly one verification (the real hash, or `verifyDummy` when there is none to
+ * check, or the account is temporarily locked), and answers with one message, so neither the time
+ * nor the text tells whether an account exists. Superusers (account 1 among them) and the system
+ * accounts 2 and 3 are never deleted; the superuser check comes after the password, so it reveals a
+ * role only to whoever already proved the account is theirs. Sessions and keys go with the user
+ * (foreign keys, ON DELETE CASCADE).
+ */
+import { normaliseEmail } from '../accounts/email.js';
+import { fail, invalid, ok } from '../domain/result.js';
+import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../store/seed.js';
+import { defineAction } from './define.js';
+import { isSuperuserSession } from './initiator.js';
+
+const NOT_VERIFIED = 'We could not verify your email address or password.';
+
+export const userDelete = defineAction<
+  'user-delete',
+  'system_account' | 'cannot_delete_superuser' | 'user_not_found' | 'wrong_password' | 'temporarily_locked'
+>({
+  name: 'user-delete',
+  messages: {
+    ok: 'User successfully deleted from DB.',
+    failures: {
+      system_account: "The system accounts can't be deleted.",
+      cannot_delete_superuser: "Can't delete superusers.",
+      user_not_found: NOT_VERIFIED,
+      wrong_password: NOT_VERIFIED,
+      temporarily_locked: NOT_VERIFIED,
+    },
+  },
+  async handle(deps, input, meta) {
+    const none = { user_id: null, email: null };
+    if (input.user_id === SUPERUSER_ID) return fail('cannot_delete_superuser', none);
+    if (input.user_id === ANONYMOUS_ID || input.user_id === DUMMY_ID) return fail('system_account', none);
+    const email = normaliseEmail(input.email);
+    const bySuperuser = input.session_token !== undefined && (await isSuperuserSession(deps, input.session_token));
+    const password = input.password;
+    if (!bySuperuser && password === undefined) {
+      return invalid([{ param: 'password', problem: 'missing', required_type: 'str' }], none);
+    }
+
+    const found = await deps.store.userAdmin.credentials(input.user_id, email);
+    if (password !== undefined && !bySuperuser) {
+      const lockedUntil = found?.user.lockedUntil ?? null;
+      if (found === null || (lockedUntil !== null && lockedUntil > deps.clock.now())) {
+        await deps.passwords.hasher.verifyDummy(password);
+        return fail(found === null ? 'user_not_found' : 'temporarily_locked', none);
+      }
+      if (!(await deps.passwords.hasher.verify(found.passwordHash, password)).ok) {
+        return fail('wrong_password', none);
+      }
+    }
+    if (found === null) return fail('user_not_found', none);
+    if (found.user.userRole === 'superuser') return fail('cannot_delete_superuser', none);
+    // The statement re-checks the role, so a promotion that raced this request still protects the user.
+    if (!(await deps.store.userAdmin.remove(input.user_id, email))) return fail('user_not_found', none);
+    deps.audit.record({
+      event: 'user-delete',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id },
+      detail: { by_superuser: bySuperuser },
+    });
+    return ok({ user_id: input.user_id, email });
+  },
+});

@@ -1,0 +1,139 @@
+/**
+ * user-list, user-lookup-email, user-lookup-match. Lists are ordered by user_id and paged at
+ * USER_PAGE_SIZE (`after_user_id` pages on, `has_more` says whether more follow), so no request reads
+ * an unbounded table into memory. user-lookup-match refuses an unlisted `by` in the schema, before
+ * any SQL, and a `match` of the wrong type for its field; extra_info is matched in TypeScript over
+ * pages of the table, so the three databases (whose JSON functions differ) answer alike.
+ */
+import { normaliseEmail } from '../accounts/email.js';
+import { normaliseFullName } from '../accounts/full-name.js';
+import { userInfo } from '../accounts/user-info.js';
+import { holdsItems } from '../domain/json-equal.js';
+import { fail, invalid, ok } from '../domain/result.js';
+import type { Result } from '../domain/result.js';
+import { parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
+import type { ActionInput, ActionOutput, JsonObject, MatchField, Problem } from '../protocol/index.js';
+import type { UserRecord } from '../store/records.js';
+import type { ColumnMatch } from '../store/user-admin.js';
+import { defineAction } from './define.js';
+import type { Deps } from './define.js';
+
+const LOOKUP_OK = 'User look up successful.';
+const LOOKUP_FAILED = 'User look up failed.';
+
+/** Rows of (user_id, extra_info) read per query while matching extra_info. */
+const SCAN_BATCH = 1000;
+
+type Listing = ActionOutput<'user-list'>;
+
+/** One page out of `rows` fetched with a limit of USER_PAGE_SIZE + 1. */
+function page(rows: readonly UserRecord[]): Listing {
+  return { user_info: rows.slice(0, USER_PAGE_SIZE).map(userInfo), has_more: rows.length > USER_PAGE_SIZE };
+}
+
+export const userList = defineAction<'user-list', 'user_not_found'>({
+  name: 'user-list',
+  messages: { ok: LOOKUP_OK, failures: { user_not_found: LOOKUP_FAILED } },
+  async handle(deps, input) {
+    if (input.user_id !== null) {
+      // One user: after_user_id pages through "all users" only, so it is ignored here.
+      const user = await deps.store.users.byId(input.user_id);
+      if (user === null) return fail('user_not_found', { user_info: null, has_more: false });
+      return ok({ user_info: [userInfo(user)], has_more: false });
+    }
+    return ok(page(await deps.store.userAdmin.page(input.after_user_id ?? 0, USER_PAGE_SIZE + 1)));
+  },
+});
+
+export const userLookupEmail = defineAction<'user-lookup-email', 'user_not_found'>({
+  name: 'user-lookup-email',
+  messages: { ok: LOOKUP_OK, failures: { user_not_found: LOOKUP_FAILED } },
+  async handle(deps, input) {
+    const user = await deps.store.userAdmin.byEmail(normaliseEmail(input.email));
+    return user === null ? fail('user_not_found', { user_info: null }) : ok({ user_info: userInfo(user) });
+  },
+});
+
+type Match =
+  { readonly kind: 'column'; readonly value: ColumnMatch } | { readonly kind: 'dict'; readonly value: JsonObject };
+
+/** The type each field's `match` must have (the reference's names). */
+const EXPECTED: Readonly<Record<MatchField, string | readonly string[]>> = {
+  user_id: 'int',
+  system_id: 'str',
+  full_name: ['str', 'None'],
+  email: 'str',
+  is_active: 'bool',
+  created_on: 'str',
+  user_role: 'str',
+  last_login_try: ['str', 'None'],
+  last_login_success: ['str', 'None'],
+  extra_info: 'dict',
+};
+
+/** `match` read as its field's type (normalised as stored), or the problem with it. */
+function readMatch(by: MatchField, match: ActionInput<'user-lookup-match'>['match']): Match | Problem {
+  const problem = (kind: Problem['problem']): Problem => ({
+    param: 'match',
+    problem: kind,
+    required_type: EXPECTED[by],
+  });
+  const nullable = by === 'full_name' || by === 'last_login_try' || by === 'last_login_success';
+  if (match === null) return nullable ? { kind: 'column', value: null } : problem('incorrect type');
+  switch (by) {
+    case 'user_id':
+      return typeof match === 'number' ? { kind: 'column', value: match } : problem('incorrect type');
+    case 'is_active':
+      return typeof match === 'boolean' ? { kind: 'column', value: match } : problem('incorrect type');
+    case 'extra_info':
+      return typeof match === 'object' ? { kind: 'dict', value: match } : problem('incorrect type');
+    case 'created_on':
+    case 'last_login_try':
+    case 'last_login_success': {
+      if (typeof match !== 'string') return problem('incorrect type');
+      const at = parseDateTime(match);
+      return at === null ? problem('invalid value') : { kind: 'column', value: at };
+    }
+    case 'email':
+    case 'full_name':
+    case 'system_id':
+    case 'user_role': {
+      if (typeof match !== 'string') return problem('incorrect type');
+      const value = by === 'email' ? normaliseEmail(match) : by === 'full_name' ? normaliseFullName(match) : match;
+      return { kind: 'column', value };
+    }
+  }
+}
+
+/** The ids of users (after `after`) whose extra_info holds every item of `wanted`: up to USER_PAGE_SIZE + 1. */
+async function matchExtraInfo(deps: Deps, wanted: JsonObject, after: number): Promise<number[]> {
+  const matched: number[] = [];
+  for (let from = after; ;) {
+    const batch = await deps.store.userAdmin.extraInfoPage(from, SCAN_BATCH);
+    for (const row of batch) {
+      if (!holdsItems(row.extraInfo, wanted)) continue;
+      matched.push(row.userId);
+      if (matched.length > USER_PAGE_SIZE) return matched;
+    }
+    const last = batch.at(-1);
+    if (last === undefined || batch.length < SCAN_BATCH) return matched;
+    from = last.userId;
+  }
+}
+
+export const userLookupMatch = defineAction<'user-lookup-match'>({
+  name: 'user-lookup-match',
+  messages: { ok: LOOKUP_OK, failures: {} },
+  async handle(deps, input): Promise<Result<Listing, 'invalid_params'>> {
+    const match = readMatch(input.by, input.match);
+    if ('param' in match) return invalid([match], { user_info: null, has_more: false });
+    const after = input.after_user_id ?? 0;
+    if (match.kind === 'dict') {
+      const ids = await matchExtraInfo(deps, match.value, after);
+      const users = await deps.store.userAdmin.byIds(ids.slice(0, USER_PAGE_SIZE));
+      return ok({ user_info: users.map(userInfo), has_more: ids.length > USER_PAGE_SIZE });
+    }
+    const by = input.by as Exclude<MatchField, 'extra_info'>;
+    return ok(page(await deps.store.userAdmin.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
+  },
+});

@@ -1,0 +1,74 @@
+/**
+ * user-set-emailverified (DESIGN decision 9) and user-set-emailsent. The frontend checked the
+ * verification token; we only record the outcome.
+ * - set-emailverified acts only on an unverified user that no superuser has locked: verified, active,
+ *   and role `authenticated` if it was `locked` (the role of every new sign-up). On anyone else it
+ *   changes nothing and answers success with the current values, so it never re-activates an account
+ *   a superuser locked. One conditional statement: two verifications at once change the row once.
+ * - set-emailsent records the send time from the injected clock.
+ */
+import { normaliseEmail } from '../accounts/email.js';
+import { fail, ok } from '../domain/result.js';
+import { formatDateTime } from '../protocol/index.js';
+import { defineAction } from './define.js';
+
+const optionalTime = (ms: number | null): string | null => (ms === null ? null : formatDateTime(ms));
+
+export const userSetEmailverified = defineAction<'user-set-emailverified', 'user_not_found'>({
+  name: 'user-set-emailverified',
+  messages: {
+    ok: 'Email verification toggle request succeeded.',
+    failures: { user_not_found: 'Email verification toggle request failed.' },
+  },
+  async handle(deps, input, meta) {
+    const email = normaliseEmail(input.email);
+    const changed = await deps.store.userAdmin.markVerified(email, deps.clock.now());
+    const user = await deps.store.userAdmin.byEmail(email);
+    if (user === null) {
+      return fail('user_not_found', {
+        user_id: null,
+        user_role: null,
+        is_active: null,
+        emailverify_sent_datetime: null,
+      });
+    }
+    if (changed) deps.audit.record({ event: 'email-verified', reqid: meta.reqid, subject: { userId: user.userId } });
+    return ok({
+      user_id: user.userId,
+      user_role: user.userRole,
+      is_active: user.isActive,
+      emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
+    });
+  },
+});
+
+export const userSetEmailsent = defineAction<'user-set-emailsent', 'user_not_found'>({
+  name: 'user-set-emailsent',
+  messages: {
+    ok: 'Email sent notification request succeeded.',
+    failures: { user_not_found: 'Email sent notification request failed.' },
+  },
+  async handle(deps, input) {
+    const email = normaliseEmail(input.email);
+    const found = await deps.store.userAdmin.markEmailSent(email, input.email_type, deps.clock.now());
+    const user = found ? await deps.store.userAdmin.byEmail(email) : null;
+    if (user === null) {
+      return fail('user_not_found', {
+        user_id: null,
+        email: null,
+        user_role: null,
+        is_active: null,
+        emailverify_sent_datetime: null,
+        emailforgotpass_sent_datetime: null,
+      });
+    }
+    return ok({
+      user_id: user.userId,
+      email: user.email,
+      user_role: user.userRole,
+      is_active: user.isActive,
+      emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
+      emailforgotpass_sent_datetime: optionalTime(user.emailforgotpassSentDatetime),
+    });
+  },
+});

@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createDispatcher } from '../../src/actions/dispatch.js';
+import type { Deps } from '../../src/actions/define.js';
+import type { PasswordHasher } from '../../src/passwords/hashing.js';
+import { randomSource } from '../../src/domain/random.js';
+import { fixedPolicy } from '../../src/policy/compiled.js';
+import { loadPolicyFile } from '../../src/policy/load.js';
+import { DEFAULT_PASS_POLICY } from '../../src/config/settings.js';
+import { timeToDb } from '../../src/store/dialect.js';
+import { insertKeyRows, openSession, rowsOf } from '../helpers/accounts.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import { startTestServer, testHasher } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { insertUsers } from '../helpers/users.js';
+
+const DAY = 86_400_000;
+const PASSWORD = 'the right horse battery';
+const NOT_VERIFIED = ['We could not verify your email address or password.'];
+
+type Reply = Awaited<ReturnType<TestServer['call']>>;
+const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
+
+forEachDatabase((db) => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ database: db });
+    const passwordHash = await testHasher.hash(PASSWORD);
+    await insertUsers(
+      server.app.store,
+      [4, 5, 6, 7, 8, 9, 10, 11].map((userId) => ({ userId, role: 'authenticated', passwordHash })),
+    );
+    await insertUsers(server.app.store, [
+      { userId: 20, role: 'superuser', passwordHash },
+      { userId: 21, role: 'staff', passwordHash },
+    ]);
+  });
+  after(() => server.close());
+
+  const remove = (body: Record<string, unknown>) => server.call('user-delete', body);
+
+  async function refused(reply: Promise<Reply>, failure: string, messages = NOT_VERIFIED): Promise<void> {
+    const digest = await server.digest();
+    const answer = await reply;
+    assert.equal(answer.success, false, JSON.stringify(answer));
+    assert.equal(reason(answer), failure);
+    assert.deepEqual(answer.messages, messages);
+    const { user_id, email } = answer.response as { user_id?: unknown; email?: unknown };
+    assert.deepEqual({ user_id, email }, { user_id: null, email: null });
+    assert.equal(await server.digest(), digest);
+  }
+
+  describe('user-delete', () => {
+    it('deletes a user who gives their password, with their sessions and keys', async () => {
+      const store = server.app.store;
+      const session = await openSession(server, 4);
+      await insertKeyRows(store, 4, session, server.clock.now());
+      const reply = await remove({ email: 'User4@Example.org', user_id: 4, password: PASSWORD });
+      assert.equal(reply.success, true, JSON.stringify(reply));
+      assert.deepEqual(reply.messages, ['User successfully deleted from DB.']);
+      assert.deepEqual(reply.success && reply.response, { user_id: 4, email: 'user4@example.org' });
+      assert.deepEqual(await rowsOf(store, 4), {
+        users: 0,
+        sessions: 0,
+        apikeys: 0,
+        apikeys_nosession: 0,
+        refresh_tokens: 0,
+      });
+      assert.ok(server.logs.some((l) => l['audit'] === 'user-delete'));
+    });
+
+    it('lets a superuser’s session stand in for the password', async () => {
+      const admin = await openSession(server, 1);
+      const reply = await remove({ email: 'user5@example.org', user_id: 5, session_token: admin });
+      assert.equal(reply.success, true, JSON.stringify(reply));
+      assert.equal((await rowsOf(server.app.store, 5)).users, 0);
+      const second = await openSession(server, 20);
+      assert.equal((await remove({ email: 'user21@example.org', user_id: 21, session_token: second })).success, true);
+    });
+
+    it('needs the password without a superuser session', async () => {
+      const own = await openSession(server, 6);
+      const short = await openSession(server, 1, 1);
+      server.clock.advance(DAY);
+      for (const body of [
+        { email: 'user6@example.org', user_id: 6 },
+        { email: 'user6@example.org', user_id: 6, session_token: own },
+        { email: 'user6@example.org', user_id: 6, session_token: short },
+        { email: 'user6@example.org', user_id: 6, session_token: 'made up' },
+      ]) {
+        const digest = await server.digest();
+        const reply = await remove(body);
+        assert.equal(reason(reply), 'invalid request parameters');
+        assert.deepEqual((reply.response as { problems?: unknown }).problems, [
+          { param: 'password', problem: 'missing', required_type: 'str' },
+        ]);
+        assert.equal(await server.digest(), digest);
+      }
+      const withPassword = await remove({
+        email: 'user6@example.org',
+        user_id: 6,
+        password: PASSWORD,
+        session_token: own,
+      });
+      assert.equal(withPassword.success, true, 'a non-superuser session with the password is fine');
+    });
+
+    it('answers wrong passwords, unknown users and mismatched emails alike', async () => {
+      await refused(
+        remove({ email: 'user7@example.org', user_id: 7, password: 'wrong' }),
+        'user password does not match',
+      );
+      await refused(remove({ email: 'user7@example.org', user_id: 7, password: '' }), 'user password does not match');
+      await refused(remove({ email: 'user8@example.org', user_id: 7, password: PASSWORD }), 'user does not exist');
+      await refused(
+        remove({ email: 'nobody@example.org', user_id: 999_999, password: PASSWORD }),
+        'user does not exist',
+      );
+      await refused(
+        remove({ email: "user7@example.org' OR '1'='1", user_id: 7, password: "' OR '1'='1" }),
+        'user does not exist',
+      );
+      await refused(remove({ email: 'usеr7@example.org', user_id: 7, password: PASSWORD }), 'user does not exist');
+    });
+
+    it('refuses a temporarily locked account, even with the right password, until the lock ends', async () => {
+      const store = server.app.store;
+      await store
+        .knex('users')
+        .where('user_id', 9)
+        .update({ locked_until: timeToDb(store.dialect, server.clock.now() + 60_000) });
+      await refused(
+        remove({ email: 'user9@example.org', user_id: 9, password: PASSWORD }),
+        'user is temporarily locked after too many failed logins',
+      );
+      server.clock.advance(60_001);
+      assert.equal((await remove({ email: 'user9@example.org', user_id: 9, password: PASSWORD })).success, true);
+    });
+
+    it('never deletes superusers nor the system accounts', async () => {
+      const admin = await openSession(server, 1);
+      await refused(
+        remove({ email: 'user20@example.org', user_id: 20, password: PASSWORD }),
+        "can't delete superusers",
+        ["Can't delete superusers."],
+      );
+      await refused(
+        remove({ email: 'user20@example.org', user_id: 20, session_token: admin }),
+        "can't delete superusers",
+        ["Can't delete superusers."],
+      );
+      await refused(
+        remove({ email: 'admin@example.org', user_id: 1, session_token: admin }),
+        "can't delete superusers",
+        ["Can't delete superusers."],
+      );
+      for (const [user_id, email] of [
+        [2, 'anonuser@localhost'],
+        [3, 'dummyuser@localhost'],
+      ] as const) {
+        await refused(
+          remove({ email, user_id, session_token: admin }),
+          "can't edit, lock or delete the system anonymous/locked accounts (2, 3)",
+          ["The system accounts can't be deleted."],
+        );
+      }
+    });
+
+    it('refuses missing and mistyped items', async () => {
+      for (const body of [
+        {},
+        { user_id: 10, password: PASSWORD },
+        { email: 'user10@example.org', password: PASSWORD },
+        { email: 'user10@example.org', user_id: '10', password: PASSWORD },
+        { email: 'user10@example.org', user_id: 10, password: 1 },
+        { email: 'user10@example.org', user_id: 10, password: 'x'.repeat(10_000) },
+        { email: ['user10@example.org'], user_id: 10, password: PASSWORD },
+      ]) {
+        const reply = await remove(body);
+        assert.equal(reason(reply), 'invalid request parameters', JSON.stringify(body).slice(0, 80));
+      }
+    });
+  });
+
+  describe('user-delete timing', () => {
+    /** The real dispatcher and store, with a hasher that counts what it is asked to do. */
+    function countingDeps(): { deps: Deps; calls: string[] } {
+      const calls: string[] = [];
+      const hasher: PasswordHasher = {
+        hash: (password) => {
+          calls.push('hash');
+          return testHasher.hash(password);
+        },
+        verify: (stored, password) => {
+          calls.push('verify');
+          return testHasher.verify(stored, password);
+        },
+        verifyDummy: (password) => {
+          calls.push('verifyDummy');
+          return testHasher.verifyDummy(password);
+        },
+      };
+      const policy = loadPolicyFile('policy/default.json');
+      assert.ok(policy.ok);
+      const deps: Deps = {
+        clock: server.clock,
+        random: randomSource,
+        store: server.app.store,
+        audit: { record: () => undefined },
+        passwords: {
+          hasher,
+          policy: DEFAULT_PASS_POLICY,
+          check: () => Promise.resolve({ ok: true, messages: [] }),
+        },
+        policy: fixedPolicy(policy.policy.compiled),
+        settings: { sessionExpiryDays: 30, userLockTries: 10, userLockTimeSeconds: 3600 },
+      };
+      return { deps, calls };
+    }
+
+    it('runs exactly one verification on every password path, failing or not', async () => {
+      const store = server.app.store;
+      await store
+        .knex('users')
+        .where('user_id', 11)
+        .update({ locked_until: timeToDb(store.dialect, server.clock.now() + 60_000) });
+      const cases: Array<[string, Record<string, unknown>, string]> = [
+        ['unknown user', { email: 'nobody@example.org', user_id: 999_999, password: PASSWORD }, 'verifyDummy'],
+        ['email of another user', { email: 'user10@example.org', user_id: 7, password: PASSWORD }, 'verifyDummy'],
+        ['wrong password', { email: 'user10@example.org', user_id: 10, password: 'wrong' }, 'verify'],
+        ['temporarily locked', { email: 'user11@example.org', user_id: 11, password: PASSWORD }, 'verifyDummy'],
+        ['superuser', { email: 'user20@example.org', user_id: 20, password: PASSWORD }, 'verify'],
+        ['success', { email: 'user10@example.org', user_id: 10, password: PASSWORD }, 'verify'],
+      ];
+      for (const [label, body, expected] of cases) {
+        const { deps, calls } = countingDeps();
+        const reply = await createDispatcher(deps).run('user-delete', body, { reqid: label, clientIp: '192.0.2.1' });
+        assert.equal(reply.payload.success, label === 'success', label);
+        assert.deepEqual(calls, [expected], label);
+      }
+    });
+  });
+});
