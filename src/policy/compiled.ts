@@ -114,3 +114,8 @@ export interface CompiledPolicy {
 export interface PolicySource {
   current(): CompiledPolicy;
 }
+
+/** A policy that never changes (tests and tools); the server uses a swappable one (reload.ts). */
+export function fixedPolicy(policy: CompiledPolicy): PolicySource {
+  return { current: () => policy };
+}
