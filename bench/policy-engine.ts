@@ -1,7 +1,8 @@
 /**
  * The pure policy engine: time to load and compile the default policy (the first time, with the
  * schema's compilation by ajv, then warm), and decisions per second of checkAccess and checkLimit on a
- * mix of requests covering the whole access matrix.
+ * mix of requests covering the whole access matrix; the same for the document-sharing example (rules
+ * with JSON-Logic conditions, JSON-Logic limits); and policy:lint's work on the default policy.
  *   npx tsx bench/policy-engine.ts [seconds per measure=3]
  */
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,10 @@ import { PKG_DIR } from '../src/config/paths.js';
 import { checkAccess } from '../src/policy/check-access.js';
 import { checkLimit } from '../src/policy/check-limit.js';
 import type { AccessRequest } from '../src/policy/decision.js';
+import type { CompiledPolicy } from '../src/policy/compiled.js';
+import { lintPolicyBytes } from '../src/policy/lint.js';
 import { compilePolicyBytes } from '../src/policy/load.js';
+import { formatProblem } from '../src/policy/problems.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const bytes = readFileSync(join(PKG_DIR, 'policy', 'default.json'));
@@ -18,7 +22,7 @@ const bytes = readFileSync(join(PKG_DIR, 'policy', 'default.json'));
 let t0 = performance.now();
 const first = compilePolicyBytes(bytes);
 const firstMs = performance.now() - t0;
-if (!first.ok) throw new Error(first.problems.join('\n'));
+if (!first.ok) throw new Error(first.problems.map(formatProblem).join('\n'));
 const policy = first.compiled;
 
 const rounds = 200;
@@ -27,18 +31,22 @@ for (let i = 0; i < rounds; i++) compilePolicyBytes(bytes);
 const warmMs = (performance.now() - t0) / rounds;
 
 // Every cell of the matrix, as owner, listed in shared-with, and other.
-const requests: AccessRequest[] = [];
-for (const role of policy.roles)
-  for (const item of policy.items)
-    for (const action of policy.actions)
-      for (const visibility of policy.visibilities)
-        for (const [owner, sharedWith] of [
-          [10, []],
-          [20, [10]],
-          [20, [30]],
-        ] as const) {
-          requests.push({ userId: 10, owner, role, item, action, visibility, sharedWith });
-        }
+const matrix = (policy: CompiledPolicy): AccessRequest[] => {
+  const requests: AccessRequest[] = [];
+  for (const role of policy.roles)
+    for (const item of policy.items)
+      for (const action of policy.actions)
+        for (const visibility of policy.visibilities)
+          for (const [owner, sharedWith] of [
+            [10, []],
+            [20, [10]],
+            [20, [30]],
+          ] as const) {
+            requests.push({ userId: 10, owner, role, item, action, visibility, sharedWith });
+          }
+  return requests;
+};
+const requests = matrix(policy);
 
 function rate(run: (i: number) => boolean): { per_s: number; allowed_share: number } {
   let n = 0;
@@ -64,11 +72,26 @@ const owned = rate(
     }).allowed,
 );
 const limits = rate(
-  (i) => checkLimit(policy, { role: 'authenticated', name: 'max_requests', value: i % 1_000_000 }).passed,
+  (i) => checkLimit(policy, { userId: 10, role: 'authenticated', name: 'max_requests', value: i % 1_000_000 }).passed,
 );
+
+const example = compilePolicyBytes(readFileSync(join(PKG_DIR, 'examples', 'document-sharing', 'policy.json')));
+if (!example.ok) throw new Error('the example policy is invalid');
+const rules = example.compiled;
+const ruleRequests = matrix(rules);
+const rulesAccess = rate((i) => checkAccess(rules, ruleRequests[i % ruleRequests.length] as AccessRequest).allowed);
+const ruleLimits = rate(
+  (i) => checkLimit(rules, { userId: 10, role: 'authenticated', name: 'upload_mb', value: i % 50 }).passed,
+);
+t0 = performance.now();
+for (let i = 0; i < rounds; i++) lintPolicyBytes(bytes);
+const lintMs = (performance.now() - t0) / rounds;
 
 console.log(
   JSON.stringify({
+    lint_default_ms: Number(lintMs.toFixed(2)),
+    rules_access_matrix_mix: rulesAccess,
+    rules_limit_checks: ruleLimits,
     compile_first_ms: Number(firstMs.toFixed(1)),
     compile_warm_ms: Number(warmMs.toFixed(2)),
     access_matrix_mix: access,

@@ -25,7 +25,8 @@ import type { HashQueue, HashQueueOptions } from './passwords/hash-queue.js';
 import { createHasher } from './passwords/hashing.js';
 import { createPwnedChecker, noPwnedCheck } from './passwords/pwned.js';
 import { passwordService } from './passwords/service.js';
-import { fixedPolicy } from './policy/compiled.js';
+import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from './policy/reload.js';
+import type { ReloadOutcome, SwappablePolicy } from './policy/reload.js';
 import { writeCredentials } from './setup/credentials.js';
 import { MAINTENANCE_LIMITS } from './store/db.js';
 import { openStore } from './store/index.js';
@@ -50,6 +51,12 @@ export interface RunningApp {
   readonly log: Logger;
   /** Set when this start created the superuser and wrote its credentials to a file. */
   readonly credentialsFile: string | null;
+  /** The policy in force; reloads replace it. */
+  readonly policy: SwappablePolicy;
+  /** SIGHUP: re-reads the --permissions file; a valid policy replaces the one in force, an invalid one is refused. */
+  reloadPolicy(): ReloadOutcome;
+  /** A policy document the cluster primary already checked (the same bytes for every worker). */
+  applyPolicy(bytes: Uint8Array): ReloadOutcome;
   close(): Promise<void>;
 }
 
@@ -118,13 +125,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const store = openStore(config.authdb);
   try {
     const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
+    const policy = swappablePolicy(config.policy.compiled);
     const dispatcher = createDispatcher({
       clock,
       random,
       store,
       audit: logAuditSink(log, pii),
       passwords,
-      policy: fixedPolicy(config.policy.compiled),
+      policy,
       settings: {
         sessionExpiryDays: config.sessionExpiryDays,
         userLockTries: config.userLockTries,
@@ -161,6 +169,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       store,
       log,
       credentialsFile,
+      policy,
+      reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log),
+      applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
       async close() {
         cleanup?.stop();
         await closeGracefully(server);

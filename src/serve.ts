@@ -3,7 +3,9 @@
  * main.ts (the bin) and start.ts (`npm start`) both call it.
  */
 import type { Readable, Writable } from 'node:stream';
+import cluster from 'node:cluster';
 import { serveProcesses } from './cluster/index.js';
+import { policyFromPrimary } from './cluster/policy.js';
 import type { Environment } from './config/environment.js';
 import { helpText } from './config/help.js';
 import { readInputs, resolveConfig } from './config/load.js';
@@ -43,7 +45,9 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
     return { exitCode: 0 };
   }
   if (commandLine.force) return refuse(terminal, ['--force only goes with --autosetup']);
-  const loaded = await resolveConfig(inputs);
+  // A worker enforces the document its primary enforces, not whatever the file holds now (cluster/policy.ts).
+  const policyBytes = cluster.isWorker ? await policyFromPrimary() : null;
+  const loaded = await resolveConfig(inputs, policyBytes === null ? {} : { policyBytes });
   if (!loaded.ok) return refuse(terminal, loaded.problems);
   // The process model (single process, or cluster primary and workers) lives in src/cluster.
   return { url: await serveProcesses(loaded.config) };

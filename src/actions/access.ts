@@ -23,6 +23,7 @@ const explain = (stage: 'request' | 'database', check: string, reason: string): 
   policy: [],
 });
 
+/** A deny rule of the DSL refuses as the tables do: "action not permitted". */
 function denialCode(check: AccessCheck): AccessFailure {
   if (check === 'unknown-role') return 'role_not_in_policy';
   if (check === 'unknown-item' || check === 'unknown-action' || check === 'unknown-visibility') {
@@ -110,6 +111,7 @@ export const userCheckLimit = defineAction<
   },
   async handle(deps, input) {
     const decision = checkLimit(deps.policy.current(), {
+      userId: input.user_id,
       role: input.user_role,
       name: input.limit_name,
       value: input.value_to_check,

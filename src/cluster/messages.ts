@@ -1,10 +1,26 @@
 /** The messages between the cluster primary and its workers (node:cluster IPC). */
 import type { WorkersReport } from './report.js';
 
-/** Worker → primary: listening, at this URL. */
+/** Worker → primary: listening, at this URL, enforcing the policy of this SHA-256. */
 export interface ReadyMessage {
   readonly type: 'authsvc:ready';
   readonly url: string;
+  readonly policySha256: string;
+}
+
+/** Worker → primary, before it reads its configuration: which policy document to enforce? */
+export interface PolicyRequestMessage {
+  readonly type: 'authsvc:policy-request';
+}
+
+/**
+ * Primary → worker: the policy document to enforce (base64 of the exact bytes the primary checked),
+ * in answer to a request, after a reload, or to a worker that came up with another one.
+ */
+export interface PolicyMessage {
+  readonly type: 'authsvc:policy';
+  readonly document: string;
+  readonly sha256: string;
 }
 
 /** Primary → workers: the table of workers, sent whenever it changes (for /health). */
@@ -18,7 +34,7 @@ export interface ShutdownMessage {
   readonly type: 'authsvc:shutdown';
 }
 
-export type PrimaryMessage = WorkersMessage | ShutdownMessage;
+export type PrimaryMessage = WorkersMessage | ShutdownMessage | PolicyMessage;
 
 function typed(message: unknown): string | null {
   return typeof message === 'object' && message !== null && 'type' in message && typeof message.type === 'string'
@@ -30,7 +46,11 @@ export function isReady(message: unknown): message is ReadyMessage {
   return typed(message) === 'authsvc:ready';
 }
 
+export function isPolicyRequest(message: unknown): message is PolicyRequestMessage {
+  return typed(message) === 'authsvc:policy-request';
+}
+
 export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
   const type = typed(message);
-  return type === 'authsvc:workers' || type === 'authsvc:shutdown';
+  return type === 'authsvc:workers' || type === 'authsvc:shutdown' || type === 'authsvc:policy';
 }

@@ -4,6 +4,7 @@
  * - forks N workers on the one port and keeps N alive: a dead worker is replaced, with growing
  *   delays while it keeps dying soon after start (backoff.ts);
  * - tells every worker who is alive, for /health;
+ * - on SIGHUP checks the policy file again and sends a valid one to every worker (policy.ts);
  * - on SIGTERM or SIGINT asks every worker to drain (answer what it received, accept nothing new),
  *   waits for them, and exits 0. A signal to the primary does not reach the workers by itself.
  * A worker that dies before any worker ever came up means the start failed (a port in use, a bad
@@ -17,7 +18,8 @@ import { systemClock } from '../domain/ports.js';
 import { createLogger } from '../log/logger.js';
 import { planRestart } from './backoff.js';
 import { startCleanup } from './cleanup.js';
-import { isReady } from './messages.js';
+import { isPolicyRequest, isReady } from './messages.js';
+import { policyKeeper } from './policy.js';
 import type { PrimaryMessage } from './messages.js';
 import { reportOf } from './report.js';
 import type { WorkerEntry, WorkerState } from './report.js';
@@ -39,6 +41,7 @@ export async function runPrimary(config: Config): Promise<string> {
   const log = createLogger(process.stdout);
   const prepared = await prepareDatabase({ config, log });
   const cleanup = startCleanup(prepared.store, systemClock, log);
+  const policy = policyKeeper(config.permissionsPath, config.policy.bytes, log);
 
   const slots: Slot[] = Array.from({ length: config.workers }, (_, i) => ({
     slot: i + 1,
@@ -105,7 +108,13 @@ export async function runPrimary(config: Config): Promise<string> {
     slot.state = 'starting';
     slot.startedAt = performance.now();
     worker.on('message', (message: unknown) => {
+      if (isPolicyRequest(message)) {
+        send(worker, policy.message());
+        return;
+      }
       if (!isReady(message) || slot.worker !== worker || stopping) return;
+      // A reload between the worker's request and its start: it gets the document in force now.
+      if (message.policySha256 !== policy.sha256()) send(worker, policy.message());
       slot.state = 'up';
       if (!everReady && slots.every((s) => s.state === 'up')) {
         everReady = true;
@@ -150,6 +159,11 @@ export async function runPrimary(config: Config): Promise<string> {
 
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    const message = policy.reload();
+    if (message !== null) for (const s of slots) if (s.worker !== null) send(s.worker, message);
+  });
   for (const slot of slots) fork(slot);
   return listening;
 }

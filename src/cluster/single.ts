@@ -1,4 +1,7 @@
-/** `--workers 1`: one process prepares the database, purges expired rows and serves. */
+/**
+ * `--workers 1`: one process prepares the database, purges expired rows and serves. SIGHUP reloads
+ * the policy (a valid file replaces it, an invalid one is refused and logged, policy/reload.ts).
+ */
 import { startApp } from '../app.js';
 import type { Config } from '../config/load.js';
 
@@ -20,6 +23,9 @@ export async function runSingle(config: Config): Promise<string> {
   });
   process.on('SIGINT', () => {
     stop('SIGINT');
+  });
+  process.on('SIGHUP', () => {
+    app.reloadPolicy();
   });
   return app.url;
 }

@@ -1,7 +1,8 @@
 /**
  * A cluster worker: serves on the port the primary shares, with the database the primary prepared.
  * It drains and exits 0 when the primary says so, when it gets SIGTERM or SIGINT itself (a signal to
- * the whole process group, e.g. Ctrl-C), or when the primary is gone.
+ * the whole process group, e.g. Ctrl-C), or when the primary is gone. It swaps in every policy the
+ * primary sends (cluster/policy.ts); a SIGHUP to a worker alone is ignored: reloads go to the primary.
  */
 import { startApp } from '../app.js';
 import type { RunningApp } from '../app.js';
@@ -30,17 +31,26 @@ export async function runWorker(config: Config): Promise<void> {
     state.stopping = why;
     if (app !== null) drain(app, why);
   };
+  // A policy that arrives while the worker is still starting is applied once it has started.
+  const pending: { policy: Buffer | null } = { policy: null };
   process.on('message', (message) => {
     if (!isPrimaryMessage(message)) return;
     if (message.type === 'authsvc:workers') report = message.report;
-    else stop('primary');
+    else if (message.type === 'authsvc:policy') {
+      const bytes = Buffer.from(message.document, 'base64');
+      if (app === null) pending.policy = bytes;
+      else app.applyPolicy(bytes);
+    } else stop('primary');
   });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('disconnect', () => stop('primary gone'));
+  // Without a handler, SIGHUP would kill the worker (e.g. a terminal closing on the process group).
+  process.on('SIGHUP', () => undefined);
 
   app = await startApp({ config, worker: { workers: () => report } });
   if (state.stopping !== null) return drain(app, state.stopping);
-  const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url };
+  if (pending.policy !== null) app.applyPolicy(pending.policy);
+  const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url, policySha256: app.policy.current().sha256 };
   process.send?.(ready);
 }

@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
-import { loadPolicyFile } from '../policy/load.js';
+import { loadPolicyBytes, loadPolicyFile } from '../policy/load.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { parseDatabaseUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
@@ -114,7 +114,15 @@ export function readInputs(argv: readonly string[], env: Environment): Inputs {
 
 const INT_PATTERN = /^-?\d{1,15}$/;
 
-export async function resolveConfig(inputs: Inputs): Promise<ConfigResult> {
+export interface ResolveOptions {
+  /**
+   * The policy document to enforce instead of reading the permissions file: a cluster worker gets
+   * the one its primary enforces, which may differ from the file after a refused reload.
+   */
+  readonly policyBytes?: Uint8Array;
+}
+
+export async function resolveConfig(inputs: Inputs, options: ResolveOptions = {}): Promise<ConfigResult> {
   const { confvars, sources } = inputs;
   const problems: string[] = [...inputs.problems];
   if (confvars === null) return { ok: false, problems };
@@ -224,7 +232,10 @@ export async function resolveConfig(inputs: Inputs): Promise<ConfigResult> {
   if (allowedHosts.length === 0) problems.push(`${describe('allowedhosts')} must name at least one host`);
 
   const permissionsPath = resolve(basedir, text('permissions', true) ?? '');
-  const policy = loadPolicyFile(permissionsPath);
+  const policy =
+    options.policyBytes === undefined
+      ? loadPolicyFile(permissionsPath)
+      : loadPolicyBytes(permissionsPath, options.policyBytes);
   if (!policy.ok) problems.push(...policy.problems.map((p) => `${describe('permissions')}: ${p}`));
 
   const certFile = text('tlscertfile');

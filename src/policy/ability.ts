@@ -6,6 +6,9 @@
  * - other: for each visibility the item may have, the role's actions for other users' items of that
  *   visibility that the item allows, when the relationship gate opens to the caller's relation.
  * An owner whose role cannot own the item matches no rule, so gets nothing.
+ * Rules of the DSL (dsl-rules.ts) come around these: CASL gives later rules priority, so the order
+ * [allow rules, reversed] [base rules] [deny rules, reversed] makes the first matching deny rule of
+ * the document win over everything, then the tables, then the first matching allow rule.
  *
  * `anyAction`/`anySubjectType` are set to names no policy can contain (the name pattern refuses NUL),
  * so neither `manage` nor `all` means anything to CASL here (trap P2).
@@ -27,7 +30,9 @@ const matchConditions =
   (condition: AccessCondition) =>
   (object: object): boolean => {
     const subject = object as AccessSubject;
-    return condition.relations.has(subject.relation) && condition.visibilities.has(subject.visibility);
+    if (!condition.visibilities.has(subject.visibility)) return false;
+    if (condition.kind === 'base') return condition.relations.has(subject.relation);
+    return condition.when === null || condition.when(subject.facts);
   };
 
 export function newAbility(rules: Rule[]): PolicyAbility {

@@ -1,12 +1,14 @@
 /**
  * The pure access decision (no database): the reference algorithm of §4.3 as compiled CASL rules.
  * The relation is computed first; unknown names are denied with their own reason (never an exception);
- * the deciding rule explains an allow, diagnose.ts a denial.
+ * the deciding CASL rule explains the decision — a deny rule or an allow rule of the DSL by its own
+ * reason, a table rule by the lists that grant — and diagnose.ts a denial no rule made.
  */
 import type { CompiledPolicy } from './compiled.js';
 import type { AccessCheck, AccessDecision, AccessRequest } from './decision.js';
 import { policyExplanation } from './decision.js';
 import { diagnoseDenial } from './diagnose.js';
+import { NO_FACTS, accessFacts } from './logic/facts.js';
 import { ANONYMOUS_USER_ID, GATE_FREE_ROLES, relationOf } from './relation.js';
 import type { Relation } from './relation.js';
 
@@ -41,10 +43,21 @@ export function checkAccess(policy: CompiledPolicy, request: AccessRequest): Acc
   const unknown = unknownName(policy, request);
   if (unknown !== null) return { allowed: false, relation, explanation: unknown };
   const ability = policy.abilities.get(request.role);
-  const subject = { item: request.item, visibility: request.visibility, relation };
+  // Facts serve only the DSL's conditions: a policy without rules skips building them.
+  const facts = policy.rules.length > 0 ? accessFacts(request, relation) : NO_FACTS;
+  const subject = { item: request.item, visibility: request.visibility, relation, facts };
   const rule = ability?.relevantRuleFor(request.action, subject) ?? null;
-  if (rule !== null && !rule.inverted && rule.conditions !== undefined) {
-    const { grant } = rule.conditions;
+  const conditions = rule?.conditions;
+  if (conditions?.kind === 'rule') {
+    const { effect, pointer, reason } = conditions.rule;
+    return {
+      allowed: effect === 'allow',
+      relation,
+      explanation: policyExplanation(effect === 'allow' ? 'allowed-by-rule' : 'denied-by-rule', reason, [pointer]),
+    };
+  }
+  if (conditions !== undefined && rule?.inverted === false) {
+    const { grant } = conditions;
     return {
       allowed: true,
       relation,

@@ -1,12 +1,14 @@
 /**
  * The pure limit decision (reference §4.4): a role without a limit of that name passes; otherwise the
  * value and the limit are read as the limit kind says (int truncates toward zero, as Python's int())
- * and compared: `lt` passes when value < limit, `gt` when value > limit.
+ * and compared: `lt` passes when value < limit, `gt` when value > limit. A limit given as a rule
+ * (DESIGN decision 17) passes when its JSON-Logic condition holds for the request.
  */
 import type { CompiledPolicy } from './compiled.js';
 import type { LimitDecision, LimitRequest } from './decision.js';
 import { policyExplanation } from './decision.js';
 import { pointer } from './document.js';
+import { limitFacts } from './logic/facts.js';
 
 export function checkLimit(policy: CompiledPolicy, request: LimitRequest): LimitDecision {
   const { role, name } = request;
@@ -25,6 +27,17 @@ export function checkLimit(policy: CompiledPolicy, request: LimitRequest): Limit
         'no-such-limit',
         `the role "${role}" has no limit named "${name.slice(0, 100)}", so every value passes`,
         [pointer('role_policy', role, 'limits')],
+      ),
+    };
+  }
+  if (limit.kind === 'rule') {
+    const passed = limit.passes(limitFacts(request));
+    return {
+      passed,
+      explanation: policyExplanation(
+        passed ? 'limit-passed' : 'limit-failed',
+        `the role "${role}" has ${name} as a rule, which the value ${request.value} ${passed ? 'satisfies' : 'does not satisfy'}`,
+        limit.policy,
       ),
     };
   }

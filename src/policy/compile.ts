@@ -3,6 +3,9 @@ import type { PolicyDoc } from './document.js';
 import { entriesOf, pointer } from './document.js';
 import { newAbility, roleRules } from './ability.js';
 import type { CompiledLimit, CompiledPolicy, ItemRules, PolicyAbility, RoleRules } from './compiled.js';
+import { dslRules } from './dsl-rules.js';
+import type { CompiledRule } from './dsl-rules.js';
+import { jsonLogic } from './logic/json-logic.js';
 
 export function compilePolicy(doc: PolicyDoc, sha256: string): CompiledPolicy {
   const itemPolicy = new Map<string, ItemRules>(
@@ -25,15 +28,28 @@ export function compilePolicy(doc: PolicyDoc, sha256: string): CompiledPolicy {
       },
     ]),
   );
+  const rules: CompiledRule[] = (doc.rules ?? []).map((rule, index) => ({
+    doc: rule,
+    rule: { effect: rule.effect, pointer: pointer('rules', index), reason: rule.reason },
+    when: rule.when === undefined ? null : jsonLogic.compile(rule.when),
+  }));
   const abilities = new Map<string, PolicyAbility>();
-  for (const [role, rules] of rolePolicy) {
-    abilities.set(role, newAbility(roleRules(role, rules, itemPolicy, doc.visibilities)));
+  for (const [role, tables] of rolePolicy) {
+    const { allows, denies } = dslRules(role, rules, itemPolicy, doc.visibilities);
+    // Later CASL rules take priority (ability.ts): denies first of all, then the tables, then allows.
+    const base = roleRules(role, tables, itemPolicy, doc.visibilities);
+    abilities.set(role, newAbility([...allows.reverse(), ...base, ...denies.reverse()]));
   }
   const limitTypes = new Map(entriesOf(doc.limits));
   const limits = new Map<string, ReadonlyMap<string, CompiledLimit>>();
   for (const [role, p] of entriesOf(doc.role_policy)) {
     const byName = new Map<string, CompiledLimit>();
     for (const [name, limit] of entriesOf(p.limits)) {
+      const at = pointer('role_policy', role, 'limits', name);
+      if ('rule' in limit) {
+        byName.set(name, { kind: 'rule', name, passes: jsonLogic.compile(limit.rule), policy: [`${at}/rule`] });
+        continue;
+      }
       const kind = limitTypes.get(limit.type);
       if (kind === undefined) continue; // refused by the semantic checks before compilation
       byName.set(name, {
@@ -43,7 +59,7 @@ export function compilePolicy(doc: PolicyDoc, sha256: string): CompiledPolicy {
         numeric: kind.type,
         operator: kind.operator,
         limit: limit.limit,
-        policy: [pointer('role_policy', role, 'limits', name), pointer('limits', limit.type)],
+        policy: [at, pointer('limits', limit.type)],
       });
     }
     limits.set(role, byName);
@@ -58,5 +74,6 @@ export function compilePolicy(doc: PolicyDoc, sha256: string): CompiledPolicy {
     rolePolicy,
     abilities,
     limits,
+    rules: rules.map((r) => r.rule),
   };
 }

@@ -4,13 +4,18 @@
  * (compile.ts) and only read afterwards.
  */
 import type { Ability } from '@casl/ability';
+import type { Facts, Predicate } from './logic/language.js';
 import type { Relation } from './relation.js';
 
-/** What a check decides on: the request's item, with the caller's relation computed beforehand. */
+/**
+ * What a check decides on: the request's item, with the caller's relation computed beforehand, and
+ * the facts a rule's condition reads (logic/facts.ts).
+ */
 export interface AccessSubject {
   readonly item: string;
   readonly visibility: string;
   readonly relation: Relation;
+  readonly facts: Facts;
 }
 
 /** Why a rule allows: the check, the policy parts (JSON pointers) and a sentence. */
@@ -21,9 +26,9 @@ export interface Grant {
 }
 
 /**
- * A rule's condition. Base rules (the reference's tables) test only the subject's relation and
- * visibility. The rule language (DESIGN decision 17) adds a JSON-Logic variant here, evaluated by the
- * same matcher (ability.ts), with deny rules as CASL inverted rules after the allows.
+ * A CASL rule's condition. Base rules (the reference's tables) test only the subject's relation and
+ * visibility. Rules of the DSL (DESIGN decision 17) test the visibility and their compiled condition;
+ * deny rules are CASL inverted rules. One matcher evaluates both (ability.ts).
  */
 export interface BaseCondition {
   readonly kind: 'base';
@@ -32,7 +37,23 @@ export interface BaseCondition {
   readonly grant: Grant;
 }
 
-export type AccessCondition = BaseCondition;
+/** One rule of the policy's `rules`, as its explanation names it. */
+export interface PolicyRule {
+  readonly effect: 'allow' | 'deny';
+  /** JSON pointer of the rule, e.g. `/rules/2`. */
+  readonly pointer: string;
+  readonly reason: string;
+}
+
+export interface RuleCondition {
+  readonly kind: 'rule';
+  readonly visibilities: ReadonlySet<string>;
+  /** null: the rule has no `when`, so it always applies. */
+  readonly when: Predicate | null;
+  readonly rule: PolicyRule;
+}
+
+export type AccessCondition = BaseCondition | RuleCondition;
 
 /** Subjects are items by name (the rules) or AccessSubject objects (the checks). */
 export type PolicyAbility = Ability<[string, string | AccessSubject], AccessCondition>;
@@ -50,10 +71,7 @@ export interface RoleRules {
   readonly other: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-/**
- * One limit of one role. `compare` is the reference's kind (§4.4); the rule language adds a
- * JSON-Logic kind beside it.
- */
+/** One limit of one role: `compare` is the reference's kind (§4.4), `rule` a JSON-Logic condition. */
 export interface CompareLimit {
   readonly kind: 'compare';
   readonly name: string;
@@ -66,7 +84,16 @@ export interface CompareLimit {
   readonly policy: readonly string[];
 }
 
-export type CompiledLimit = CompareLimit;
+export interface RuleLimit {
+  readonly kind: 'rule';
+  readonly name: string;
+  /** Passes when the condition holds for the request (value, limit_name, user.id, user.role). */
+  readonly passes: Predicate;
+  /** JSON pointer of the rule. */
+  readonly policy: readonly string[];
+}
+
+export type CompiledLimit = CompareLimit | RuleLimit;
 
 export interface CompiledPolicy {
   /** SHA-256 of the file's bytes, to say in logs which policy decided. */
@@ -79,13 +106,16 @@ export interface CompiledPolicy {
   readonly rolePolicy: ReadonlyMap<string, RoleRules>;
   readonly abilities: ReadonlyMap<string, PolicyAbility>;
   readonly limits: ReadonlyMap<string, ReadonlyMap<string, CompiledLimit>>;
+  /** The policy's rules, in document order (for tools; checks go through the abilities). */
+  readonly rules: readonly PolicyRule[];
 }
 
-/** Where handlers get the policy in force: one now; a reload (SIGHUP) swaps what `current` returns. */
+/** Where handlers get the policy in force: a reload (SIGHUP, reload.ts) swaps what `current` returns. */
 export interface PolicySource {
   current(): CompiledPolicy;
 }
 
+/** A policy that never changes (tests and tools); the server uses a swappable one (reload.ts). */
 export function fixedPolicy(policy: CompiledPolicy): PolicySource {
   return { current: () => policy };
 }

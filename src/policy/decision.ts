@@ -13,6 +13,7 @@ export interface AccessRequest {
 }
 
 export interface LimitRequest {
+  readonly userId: number;
   readonly role: string;
   readonly name: string;
   /** A finite number. */
@@ -33,6 +34,9 @@ export type AccessCheck =
   | 'not-allowed-for-other'
   | 'allowed-for-owned'
   | 'allowed-for-other'
+  /** A rule of the policy's `rules` decided; the explanation's reason is the rule's. */
+  | 'allowed-by-rule'
+  | 'denied-by-rule'
   /** A denial no check names: a bug of diagnose.ts (tests assert it never happens). */
   | 'no-rule';
 

@@ -15,9 +15,26 @@ export interface ItemPolicyDoc {
   readonly invalid_roles: readonly string[];
 }
 
-export interface RoleLimitDoc {
+/** A limit of a role: a kind and a number, or a JSON-Logic rule the value must satisfy. */
+export interface CompareLimitDoc {
   readonly type: string;
   readonly limit: number;
+}
+export interface RuleLimitDoc {
+  readonly rule: unknown;
+}
+export type RoleLimitDoc = CompareLimitDoc | RuleLimitDoc;
+
+/** A rule of the DSL (DESIGN decision 17). */
+export interface RuleDoc {
+  readonly effect: 'allow' | 'deny';
+  readonly roles: readonly string[];
+  readonly items: readonly string[];
+  readonly actions: readonly string[];
+  readonly visibilities?: readonly string[];
+  /** A JSON-Logic condition (checked by the condition language before compilation). */
+  readonly when?: unknown;
+  readonly reason: string;
 }
 
 export interface RolePolicyDoc {
@@ -35,6 +52,7 @@ export interface PolicyDoc {
   readonly limits: Readonly<Record<string, LimitTypeDoc>>;
   readonly item_policy: Readonly<Record<string, ItemPolicyDoc>>;
   readonly role_policy: Readonly<Record<string, RolePolicyDoc>>;
+  readonly rules?: readonly RuleDoc[];
 }
 
 /** Roles every policy must have: the fixed accounts and new users hold them (DESIGN decisions 9, 15). */

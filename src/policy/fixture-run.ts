@@ -93,7 +93,12 @@ export function runFixture(policy: CompiledPolicy, fixture: FixtureDoc): Fixture
   });
   (fixture.limits ?? []).forEach((row, index) => {
     cases++;
-    const decision = checkLimit(policy, { role: row.role, name: row.limit, value: row.value });
+    const decision = checkLimit(policy, {
+      userId: row.user_id ?? CALLERS.other.userId,
+      role: row.role,
+      name: row.limit,
+      value: row.value,
+    });
     const got = decision.passed ? 'pass' : 'fail';
     if (got !== row.expect || (row.check !== undefined && row.check !== decision.explanation.check)) {
       failures.push({

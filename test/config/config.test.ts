@@ -154,7 +154,7 @@ describe('configuration', () => {
     assert.equal(result.ok, false);
     const problems = result.ok ? [] : result.problems;
     assert.ok(
-      problems.some((p) => /policy\.json: \/roles: lacks the required roles: authenticated, locked$/.test(p)),
+      problems.some((p) => /policy\.json:1:\d+: \/roles: lacks the required roles: authenticated, locked \(/.test(p)),
       problems.join('\n'),
     );
   });

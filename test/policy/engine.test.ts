@@ -146,7 +146,12 @@ describe('access decisions', () => {
 
 describe('limit decisions', () => {
   it('read int limits as Python int() does and explain the comparison', () => {
-    const under = checkLimit(policy, { role: 'authenticated', name: 'max_requests_per_minute', value: 5999.99 });
+    const under = checkLimit(policy, {
+      userId: 10,
+      role: 'authenticated',
+      name: 'max_requests_per_minute',
+      value: 5999.99,
+    });
     assert.deepEqual(under, {
       passed: true,
       explanation: {
@@ -157,7 +162,7 @@ describe('limit decisions', () => {
         policy: ['/role_policy/authenticated/limits/max_requests_per_minute', '/limits/max'],
       },
     });
-    const zero = checkLimit(policy, { role: 'locked', name: 'max_requests', value: -0.5 });
+    const zero = checkLimit(policy, { userId: 10, role: 'locked', name: 'max_requests', value: -0.5 });
     assert.equal(zero.passed, false);
     assert.match(zero.explanation.reason, /: not 0 < 0$/);
   });
@@ -171,15 +176,16 @@ describe('limit decisions', () => {
     doc.role_policy['staff']!.limits = { balance: { type: 'min', limit: 0.5 } };
     const compiled = compilePolicyBytes(Buffer.from(JSON.stringify(doc)));
     assert.ok(compiled.ok);
-    const check = (value: number) => checkLimit(compiled.compiled, { role: 'staff', name: 'balance', value }).passed;
+    const check = (value: number) =>
+      checkLimit(compiled.compiled, { userId: 10, role: 'staff', name: 'balance', value }).passed;
     assert.equal(check(0.51), true);
     assert.equal(check(0.5), false);
     assert.equal(check(0.49), false);
   });
 
   it('pass a limit the role lacks, and fail a role the policy lacks', () => {
-    assert.equal(checkLimit(policy, { role: 'superuser', name: 'unheard_of', value: 1e300 }).passed, true);
-    const ghost = checkLimit(policy, { role: 'constructor', name: 'max_requests', value: 1 });
+    assert.equal(checkLimit(policy, { userId: 10, role: 'superuser', name: 'unheard_of', value: 1e300 }).passed, true);
+    const ghost = checkLimit(policy, { userId: 10, role: 'constructor', name: 'max_requests', value: 1 });
     assert.equal(ghost.passed, false);
     assert.equal(ghost.explanation.check, 'unknown-role');
   });

@@ -125,15 +125,16 @@ describe('npm run policy:test', () => {
     const policy = policyTest(badPolicy, shipped[0] ?? '');
     assert.equal(policy.status, 2);
     assert.match(policy.stderr, /the policy is invalid:\n/);
-    assert.match(policy.stderr, /\n {2}- .*bad-policy\.json: \/roles\/0: "manage" is a reserved name/);
+    assert.match(policy.stderr, /\n {2}- .*bad-policy\.json:1:12: \/roles\/0: "manage" is a reserved name/);
 
     const badTable = join(dir, 'bad-table.json');
     writeFileSync(badTable, '{"access": [{"role": "staff"}]}');
     const table = policyTest(DEFAULT_POLICY, badTable, join(dir, 'missing.json'));
     assert.equal(table.status, 2);
+    assert.match(table.stderr, /bad-table\.json: not a decision table:\n(.*\n)* {2}- \/access\/0: lacks "item"\n/);
     assert.match(
       table.stderr,
-      /bad-table\.json: not a decision table:\n(.*\n)* {2}- \/access\/0: must have required property 'item'\n/,
+      /\n {2}- \/access\/0: name the caller either by "relation" or by "user_id" and "owner" \(and optionally "shared_with"\), one way only\n/,
     );
     assert.match(table.stderr, /missing\.json: not a decision table:\n {2}- cannot read .*ENOENT/);
 

@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/config/paths.js';
 import { checkAccess } from '../../src/policy/check-access.js';
 import { compilePolicyBytes, loadPolicyFile } from '../../src/policy/load.js';
+import { describeProblem } from '../../src/policy/problems.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
@@ -30,7 +31,7 @@ function problemsOf(policy: unknown): string[] {
   const text = typeof policy === 'string' ? policy : JSON.stringify(policy);
   const result = compilePolicyBytes(Buffer.from(text));
   assert.equal(result.ok, false, 'the policy should be refused');
-  return result.ok ? [] : result.problems;
+  return result.ok ? [] : result.problems.map(describeProblem);
 }
 
 function assertProblem(policy: unknown, expected: RegExp): void {
@@ -71,7 +72,7 @@ describe('loading the default policy', () => {
       allowed_actions_for_other: {},
     };
     const result = compilePolicyBytes(Buffer.from(JSON.stringify(policy)));
-    assert.ok(result.ok, result.ok ? '' : result.problems.join('\n'));
+    assert.ok(result.ok, result.ok ? '' : result.problems.map(describeProblem).join('\n'));
     const ask = (role: string, userId: number) =>
       checkAccess(result.compiled, {
         userId,
@@ -120,26 +121,32 @@ describe('policy-schema/policy.schema.json', () => {
 
 describe('refusing a policy', () => {
   it('that is not JSON, empty, not UTF-8, or not an object', () => {
-    assertProblem('{"roles": [', /^the policy is not JSON \(/);
+    assertProblem('{"roles": [', /^\/roles\/0: not JSON: /);
     assertProblem('', /^the policy is empty$/);
     assertProblem(' \n\t ', /^the policy is empty$/);
-    assert.deepEqual(compilePolicyBytes(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), {
-      ok: false,
-      problems: ['the policy is not UTF-8 text'],
-    });
-    assertProblem('[]', /^the policy: must be an object, not \[\]$/);
-    assertProblem('null', /^the policy: must be an object, not null$/);
-    assertProblem('"roles"', /^the policy: must be an object/);
+    assert.deepEqual(
+      problemsOf(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]).toString('latin1')),
+      problemsOf('{\u00ff\u00fe}'),
+    );
+    const bad = compilePolicyBytes(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]));
+    assert.ok(!bad.ok);
+    assert.deepEqual(bad.problems, [
+      { pointer: '', kind: 'file', message: 'the policy is not UTF-8 text', line: 1, column: 1 },
+    ]);
+    assertProblem('[]', /^the policy must be an object, not \[\]$/);
+    assertProblem('null', /^the policy must be an object, not null$/);
+    assertProblem('"roles"', /^the policy must be an object/);
   });
 
   it('of 10 MB, before parsing it', () => {
     const huge = Buffer.alloc(10 * 1024 * 1024, 0x20);
     huge.write('{"roles": []', 0);
     huge.write('}', huge.length - 1);
-    assert.deepEqual(compilePolicyBytes(huge), {
-      ok: false,
-      problems: ['the policy is 10485760 bytes, more than the 1048576 allowed'],
-    });
+    const refused = compilePolicyBytes(huge);
+    assert.ok(!refused.ok);
+    assert.deepEqual(refused.problems.map(describeProblem), [
+      'the policy is 10485760 bytes, more than the 1048576 allowed',
+    ]);
     const path = join(dir, 'huge.json');
     writeFileSync(path, huge);
     const loaded = loadPolicyFile(path);
@@ -148,9 +155,23 @@ describe('refusing a policy', () => {
   });
 
   it('nested deeply, without recursing (brackets inside strings do not count)', () => {
-    for (const depth of [33, 1000, 200_000]) {
+    for (const depth of [40, 1000, 200_000]) {
       const deep = `{"roles": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
-      assert.deepEqual(problemsOf(deep), ['the policy nests more than 32 levels deep'], String(depth));
+      const refused = compilePolicyBytes(Buffer.from(deep));
+      assert.ok(!refused.ok);
+      assert.deepEqual(
+        refused.problems,
+        [
+          {
+            pointer: `/roles${'/0'.repeat(39)}`,
+            kind: 'nesting',
+            message: 'nests more than 40 levels deep here (too deep to read safely)',
+            line: 1,
+            column: 50,
+          },
+        ],
+        String(depth),
+      );
     }
     const policy = fresh();
     policy['description'] = '[['.repeat(1000);
@@ -168,7 +189,7 @@ describe('refusing a policy', () => {
     }
     const policy = fresh();
     (policy.role_policy['staff']?.['limits'] as Record<string, unknown>)['all'] = { type: 'max', limit: 1 };
-    assertProblem(policy, /^\/role_policy\/staff\/limits: key "all" is not a valid name$/);
+    assertProblem(policy, /^\/role_policy\/staff\/limits\/all: the key "all" is not a valid name$/);
   });
 
   it('with malformed names or keys', () => {
@@ -179,23 +200,20 @@ describe('refusing a policy', () => {
     }
     assertProblem(
       `{"role_policy": {"__proto__": {}}, "roles": [], "items": [], "actions": [], "visibilities": [], "limits": {}, "item_policy": {}}`,
-      /^\/role_policy: key "__proto__" is not a valid name$/,
+      /^\/role_policy\/__proto__: the key "__proto__" is not a valid name$/,
     );
   });
 
-  it('with duplicates, wrong types, unknown keys, or rules this version cannot enforce', () => {
+  it('with duplicates, wrong types or unknown keys', () => {
     const dup = fresh();
     dup.actions.push('view');
-    assertProblem(dup, /^\/actions: lists "view" more than once$/);
+    assertProblem(dup, /^\/actions\/7: lists "view" more than once$/);
     const type = fresh();
     type['limits'] = { max: { type: 'decimal', operator: 'lt' } };
     assertProblem(type, /^\/limits\/max\/type: must be one of "int", "float", not "decimal"$/);
     const extra = fresh();
     (extra.role_policy['staff'] as Record<string, unknown>)['can_own'] = [];
-    assertProblem(extra, /^\/role_policy\/staff: unknown key "can_own"$/);
-    const rules = fresh();
-    rules['rules'] = [{ effect: 'deny', roles: ['staff'] }];
-    assertProblem(rules, /^the policy: unknown key "rules" \(this version has no rule language\)$/);
+    assertProblem(extra, /^\/role_policy\/staff\/can_own: unknown key "can_own"$/);
     const missing = fresh();
     delete (missing.item_policy['user'] as Record<string, unknown>)['invalid_roles'];
     assertProblem(missing, /^\/item_policy\/user: lacks "invalid_roles"$/);
@@ -206,7 +224,9 @@ describe('refusing a policy', () => {
     policy.roles = ['superuser', 'staff'];
     policy.role_policy = { superuser: policy.role_policy['superuser']!, staff: policy.role_policy['staff']! };
     for (const item of Object.values(policy.item_policy)) item['invalid_roles'] = [];
-    assert.deepEqual(problemsOf(policy), ['/roles: lacks the required roles: authenticated, anonymous, locked']);
+    assert.deepEqual(problemsOf(policy), [
+      '/roles: lacks the required roles: authenticated, anonymous, locked (the fixed accounts and new users hold them)',
+    ]);
   });
 
   it('referring to roles, items, actions, visibilities or limit kinds it does not declare', () => {
@@ -226,19 +246,20 @@ describe('refusing a policy', () => {
     policy.role_policy['guest'] = { can_own_items: [], allowed_actions_for_owned: [], allowed_actions_for_other: {} };
     policy.items.push('orphan');
     policy.roles.push('nobody');
+    // Sorted by position (here all on the one line JSON.stringify writes).
     assert.deepEqual(problemsOf(policy), [
+      '/item_policy: has no entry for the item "orphan"',
       '/item_policy/object/valid_role_actions/1: "share" is not an action declared in actions',
       '/item_policy/object/valid_visibilities/1: "team" is not a visibility declared in visibilities',
       '/item_policy/object/invalid_roles/0: "guest" is not a role declared in roles',
       '/item_policy/widget: "widget" is not an item declared in items',
-      '/item_policy: has no entry for the item "orphan"',
+      '/role_policy: has no entry for the role "nobody"',
+      '/role_policy/staff/limits/quota/type: "maximum" is not a limit kind declared in limits',
       '/role_policy/staff/can_own_items/0: "gadget" is not an item declared in items',
       '/role_policy/staff/allowed_actions_for_owned/0: "fly" is not an action declared in actions',
       '/role_policy/staff/allowed_actions_for_other/team: "team" is not a visibility declared in visibilities',
       '/role_policy/staff/allowed_actions_for_other/public/0: "swim" is not an action declared in actions',
-      '/role_policy/staff/limits/quota/type: "maximum" is not a limit kind declared in limits',
       '/role_policy/guest: "guest" is not a role declared in roles',
-      '/role_policy: has no entry for the role "nobody"',
     ]);
   });
 
@@ -276,7 +297,7 @@ describe('refusing a policy', () => {
     assert.equal(result.status, 2, result.stderr);
     assert.match(
       result.stderr,
-      /^authsvc: cannot start:\n {2}- permissions \(--permissions, AUTHSVC_PERMISSIONS\): .*broken\.json: \/actions\/7: "manage" is a reserved name/,
+      /^authsvc: cannot start:\n {2}- permissions \(--permissions, AUTHSVC_PERMISSIONS\): .*broken\.json:1:\d+: \/actions\/7: "manage" is a reserved name/,
     );
   });
 });

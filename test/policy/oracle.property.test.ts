@@ -5,6 +5,7 @@ import { checkAccess } from '../../src/policy/check-access.js';
 import { checkLimit } from '../../src/policy/check-limit.js';
 import type { CompiledPolicy } from '../../src/policy/compiled.js';
 import { compilePolicyBytes } from '../../src/policy/load.js';
+import { describeProblem } from '../../src/policy/problems.js';
 import { parseSharedWith } from '../../src/policy/shared-with.js';
 import { oracleAccess, oracleLimit } from './oracle.js';
 
@@ -110,7 +111,7 @@ const policyArb = fc
 
 function compile(doc: unknown): CompiledPolicy {
   const compiled = compilePolicyBytes(Buffer.from(JSON.stringify(doc)));
-  assert.ok(compiled.ok, compiled.ok ? '' : compiled.problems.join('\n'));
+  assert.ok(compiled.ok, compiled.ok ? '' : compiled.problems.map(describeProblem).join('\n'));
   return compiled.compiled;
 }
 
@@ -187,7 +188,7 @@ describe('the compiled policy against an independent transcription of the refere
         (doc, requests) => {
           const policy = compile(doc);
           for (const r of requests) {
-            const decision = checkLimit(policy, r);
+            const decision = checkLimit(policy, { userId: 10, ...r });
             assert.equal(decision.passed, oracleLimit(doc, r.role, r.name, r.value), JSON.stringify({ r, decision }));
           }
         },
