@@ -48,7 +48,13 @@ forEachDatabase(
       const response = await server.post(
         server.seal({ request: 'session-exists', body: { session_token: token }, reqid: 'r', client_ipaddr: '::1' }),
       );
-      const reply = server.open(await response.text()) as Record<string, unknown>;
+      const text = await response.text();
+      // A plain-text answer here is a bug: say which, with the errors the server logged.
+      assert.ok(
+        response.status === 200 || response.status === 503,
+        `HTTP ${response.status}: ${text.trim()} ${JSON.stringify(server.logs.filter((l) => l.level === 'error'))}`,
+      );
+      const reply = server.open(text) as Record<string, unknown>;
       return { status: response.status, reply, ms: performance.now() - started };
     };
     const health = async () => {
