@@ -3,53 +3,22 @@
  * verified user, `concurrency` clients each opening a session and logging in, again and again.
  *   npm run build && npx tsx bench/logins.ts [concurrency=8] [seconds=10] [workers=1]
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '../src/client/index.js';
-import { PKG_DIR } from '../src/config/paths.js';
-import { generateFernetKey } from '../src/protocol/index.js';
 import { openStore } from '../src/store/index.js';
+import { percentile, startBenchServer } from './lib/server.js';
 
 const concurrency = Number(process.argv[2] ?? 8);
 const seconds = Number(process.argv[3] ?? 10);
 const workers = Number(process.argv[4] ?? 1);
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
-const secret = generateFernetKey();
-const port = 20000 + Math.floor(Math.random() * 20000);
 const password = 'plinth-orchard-vapour-42';
+const server = await startBenchServer({ AUTHSVC_WORKERS: String(workers) });
 
-const child = spawn(process.execPath, [join(PKG_DIR, 'dist', 'main.js')], {
-  env: {
-    PATH: process.env['PATH'] ?? '',
-    AUTHSVC_SECRET: secret,
-    AUTHSVC_PIISALT: 'bench-salt-bench',
-    AUTHSVC_AUTHDB: 'sqlite:///bench.sqlite',
-    AUTHSVC_BASEDIR: dir,
-    AUTHSVC_PORT: String(port),
-    AUTHSVC_WORKERS: String(workers),
-    AUTHSVC_PWNEDURL: 'none',
-    AUTHSVC_SERVERNAME: 'bench.example',
-    AUTHSVC_ADMIN_PASSWORD: 'bench-password-1234',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-await new Promise<void>((resolve, reject) => {
-  let buffered = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    if (buffered.includes('"listening"')) resolve();
-  });
-  child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
-child.stdout.resume();
-
-const client = createClient({ url: `http://127.0.0.1:${port}/`, secret, timeoutMs: 30_000 });
+const client = createClient({ url: server.url, secret: server.secret, timeoutMs: 30_000 });
 const ip = { clientIp: '192.0.2.1' };
 const signup = await client.request('user-new', { email: 'bench@example.org', password, full_name: 'Bench User' }, ip);
 if (!signup.success) throw new Error(`sign-up failed: ${signup.failure_reason}`);
-const store = openStore({ dialect: 'sqlite', filename: join(dir, 'bench.sqlite') });
+const store = openStore({ dialect: 'sqlite', filename: join(server.basedir, 'bench.sqlite') });
 await store
   .knex('users')
   .where('user_id', signup.response.user_id)
@@ -83,8 +52,6 @@ await Promise.all(
   }),
 );
 latencies.sort((a, b) => a - b);
-const pct = (p: number): string =>
-  (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1);
 console.log(
   JSON.stringify({
     workers,
@@ -93,11 +60,9 @@ console.log(
     logins: latencies.length,
     failures,
     logins_per_s: Math.round(latencies.length / seconds),
-    p50_ms: pct(0.5),
-    p99_ms: pct(0.99),
+    p50_ms: percentile(latencies, 0.5),
+    p99_ms: percentile(latencies, 0.99),
   }),
 );
 client.close();
-child.kill('SIGTERM');
-await new Promise((r) => child.on('exit', r));
-rmSync(dir, { recursive: true, force: true });
+await server.stop();

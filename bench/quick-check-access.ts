@@ -5,42 +5,17 @@
  * (allowed: user-check-access does not change state, so it is not refused as a replay).
  *   npm run build && npx tsx bench/quick-check-access.ts [concurrency=16] [seconds=10]
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '../src/client/index.js';
-import { PKG_DIR } from '../src/config/paths.js';
-import { generateFernetKey, parseKeyring, sealJson } from '../src/protocol/index.js';
+import { parseKeyring, sealJson } from '../src/protocol/index.js';
+import { percentile, startBenchServer } from './lib/server.js';
 
 const concurrency = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
-const secret = generateFernetKey();
-const port = 20000 + Math.floor(Math.random() * 20000);
-const url = `http://127.0.0.1:${port}/`;
-
-const child = spawn(process.execPath, [join(PKG_DIR, 'dist', 'main.js')], {
-  env: {
-    PATH: process.env['PATH'] ?? '',
-    AUTHSVC_SECRET: secret,
-    AUTHSVC_PIISALT: 'bench-salt-bench',
-    AUTHSVC_AUTHDB: 'sqlite:///bench.sqlite',
-    AUTHSVC_BASEDIR: dir,
-    AUTHSVC_PORT: String(port),
-    AUTHSVC_ADMIN_PASSWORD: 'bench-password-1234',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-await new Promise<void>((resolve, reject) => {
-  let buffered = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    if (buffered.includes('"startup_ms"')) resolve();
-  });
-  child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
-child.stdout.resume();
+const server = await startBenchServer();
+const { url, secret } = server;
 
 // The superuser viewing the anonymous user's public dataset: allowed, then users 1 and 2 are read.
 const body = {
@@ -70,8 +45,6 @@ await Promise.all(
   }),
 );
 latencies.sort((a, b) => a - b);
-const pct = (p: number): string =>
-  (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2);
 console.log(
   JSON.stringify({
     client: 'node',
@@ -80,8 +53,8 @@ console.log(
     requests: latencies.length,
     failures,
     rps: Math.round(latencies.length / seconds),
-    p50_ms: pct(0.5),
-    p99_ms: pct(0.99),
+    p50_ms: percentile(latencies, 0.5),
+    p99_ms: percentile(latencies, 0.99),
   }),
 );
 
@@ -90,7 +63,7 @@ if (spawnSync('wrk', ['--version']).error === undefined) {
   if (keyring === null) throw new Error('key');
   // sealJson gives the HTTP body itself (standard base64 of the Fernet token).
   const sealed = sealJson(keyring, { request: 'user-check-access', body, reqid: 'wrk', client_ipaddr: '192.0.2.1' });
-  const script = join(dir, 'post.lua');
+  const script = join(server.basedir, 'post.lua');
   writeFileSync(script, `wrk.method = "POST"\nwrk.body = "${sealed}"\n`);
   const wrk = spawnSync(
     'wrk',
@@ -106,6 +79,5 @@ if (spawnSync('wrk', ['--version']).error === undefined) {
   );
 }
 
-child.kill('SIGTERM');
-await new Promise((r) => child.on('exit', r));
-rmSync(dir, { recursive: true, force: true });
+client.close();
+await server.stop();

@@ -10,16 +10,16 @@
  * - client: `node` (this process's own client: it spends CPU on the same machine) or `wrk` (one pre-sealed
  *   body sent again and again, which session-exists allows: it changes nothing and is not replay-checked).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '../src/client/index.js';
-import { PKG_DIR } from '../src/config/paths.js';
-import { generateFernetKey, parseKeyring, sealJson } from '../src/protocol/index.js';
+import { parseKeyring, sealJson } from '../src/protocol/index.js';
 import { parseDatabaseUrl } from '../src/store/url.js';
 import type { MysqlTarget, PgTarget } from '../src/store/url.js';
 import { adminQuery, urlOf } from '../test/helpers/admin-sql.js';
+import { percentile, startBenchServer } from './lib/server.js';
 
 const concurrency = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 10);
@@ -27,8 +27,6 @@ const database = process.argv[4] ?? 'sqlite';
 const workers = Number(process.argv[5] ?? 1);
 const clientKind = process.argv[6] ?? 'node';
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
-const secret = generateFernetKey();
-const port = 20000 + Math.floor(Math.random() * 20000);
 
 /** A fresh database on a server, and how to drop it. */
 async function freshServerDatabase(kind: 'pg' | 'mysql'): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -54,38 +52,9 @@ const server =
       ? await freshServerDatabase(database)
       : { url: database, drop: () => Promise.resolve() };
 
-const started = performance.now();
-const child = spawn(process.execPath, [join(PKG_DIR, 'dist', 'main.js')], {
-  env: {
-    PATH: process.env['PATH'] ?? '',
-    AUTHSVC_SECRET: secret,
-    AUTHSVC_PIISALT: 'bench-salt-bench',
-    AUTHSVC_AUTHDB: server.url,
-    AUTHSVC_BASEDIR: dir,
-    AUTHSVC_PORT: String(port),
-    AUTHSVC_WORKERS: String(workers),
-    AUTHSVC_ADMIN_PASSWORD: 'bench-password-1234',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let startupMs = 0;
-let reportedMs = 0;
-await new Promise<void>((resolve, reject) => {
-  let buffered = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const match = /"startup_ms":(\d+)/.exec(buffered);
-    if (match && startupMs === 0) {
-      startupMs = performance.now() - started;
-      reportedMs = Number(match[1]);
-      resolve();
-    }
-  });
-  child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
-child.stdout.resume();
-
-const url = `http://127.0.0.1:${port}/`;
+const bench = await startBenchServer({ AUTHSVC_AUTHDB: server.url, AUTHSVC_WORKERS: String(workers) });
+const { secret } = bench;
+const url = bench.url;
 const client = createClient({ url, secret });
 const opened = await client.request(
   'session-new',
@@ -118,14 +87,12 @@ async function withNodeClient(): Promise<Measure> {
     }),
   );
   latencies.sort((a, b) => a - b);
-  const pct = (p: number): string =>
-    (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2);
   return {
     requests: latencies.length,
     failures,
     rps: Math.round(latencies.length / seconds),
-    p50_ms: pct(0.5),
-    p99_ms: pct(0.99),
+    p50_ms: percentile(latencies, 0.5),
+    p99_ms: percentile(latencies, 0.99),
   };
 }
 
@@ -164,14 +131,14 @@ console.log(
     database: database.includes('://') ? database.replace(/\/\/[^@]*@/, '//…@') : database,
     workers,
     client: clientKind,
-    startup_ms_wall: Math.round(startupMs),
-    startup_ms_in_process: reportedMs,
+    startup_ms_wall: bench.startupMsWall,
+    startup_ms_in_process: bench.startupMsInProcess,
     concurrency,
     seconds,
     ...measure,
   }),
 );
-child.kill('SIGTERM');
-await new Promise((r) => child.on('exit', r));
+client.close();
+await bench.stop();
 await server.drop();
 rmSync(dir, { recursive: true, force: true });
