@@ -56,8 +56,8 @@ export function configurationMarkdown(confvars: ConfVars): string {
     '',
     '## Not yet in effect',
     '',
-    'These items are read and checked now; the features that use them come with later work: `userlocktime`,',
-    '`userlocktries`, `ratelimits`, `refreshgrace`, `workers` (one process serves for now), and the `email*` items.',
+    'These items are read and checked now; the features that use them come with later work: `ratelimits` (no rate',
+    'limiting yet), `refreshgrace` (API keys) and the `email*` items (the email actions).',
     '',
   );
   return out.join('\n');
