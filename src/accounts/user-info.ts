@@ -2,11 +2,9 @@
  * The user info dict every user action answers with (DESIGN decision 13): one place turns a stored
  * record into the wire dict, so the keys stay the same everywhere and the password never leaves.
  */
-import { formatDateTime } from '../protocol/index.js';
+import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
 import type { UserInfoDict } from '../protocol/index.js';
 import type { UserRecord } from '../store/records.js';
-
-const optionalTime = (ms: number | null): string | null => (ms === null ? null : formatDateTime(ms));
 
 export function userInfo(user: UserRecord): UserInfoDict {
   return {
@@ -20,12 +18,12 @@ export function userInfo(user: UserRecord): UserInfoDict {
     extra_info: user.extraInfo,
     created_on: formatDateTime(user.createdOn),
     last_updated: formatDateTime(user.lastUpdated),
-    last_login_try: optionalTime(user.lastLoginTry),
-    last_login_success: optionalTime(user.lastLoginSuccess),
+    last_login_try: formatOptionalDateTime(user.lastLoginTry),
+    last_login_success: formatOptionalDateTime(user.lastLoginSuccess),
     failed_login_tries: user.failedLoginTries,
-    emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
-    emailforgotpass_sent_datetime: optionalTime(user.emailforgotpassSentDatetime),
-    emailchangepass_sent_datetime: optionalTime(user.emailchangepassSentDatetime),
+    emailverify_sent_datetime: formatOptionalDateTime(user.emailverifySentDatetime),
+    emailforgotpass_sent_datetime: formatOptionalDateTime(user.emailforgotpassSentDatetime),
+    emailchangepass_sent_datetime: formatOptionalDateTime(user.emailchangepassSentDatetime),
   };
 }
 

@@ -1,7 +1,7 @@
 /** session-new, session-exists, session-delete, session-delete-userid. */
 import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
-import { formatDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
+import { formatDateTime, formatOptionalDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
 import type { ActionOutput } from '../protocol/index.js';
 import { ANONYMOUS_ID } from '../store/seed.js';
 import type { SessionWithUser } from '../store/sessions.js';
@@ -12,8 +12,6 @@ const DAY_MS = 86_400_000;
 
 type SessionInfo = NonNullable<ActionOutput<'session-exists'>['session_info']>;
 
-const optionalTime = (ms: number | null): string | null => (ms === null ? null : formatDateTime(ms));
-
 function sessionInfo({ user, session }: SessionWithUser, token: string): SessionInfo {
   return {
     user_id: user.userId,
@@ -22,10 +20,10 @@ function sessionInfo({ user, session }: SessionWithUser, token: string): Session
     email: user.email,
     extra_info: user.extraInfo,
     email_verified: user.emailVerified,
-    emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
+    emailverify_sent_datetime: formatOptionalDateTime(user.emailverifySentDatetime),
     is_active: user.isActive,
-    last_login_try: optionalTime(user.lastLoginTry),
-    last_login_success: optionalTime(user.lastLoginSuccess),
+    last_login_try: formatOptionalDateTime(user.lastLoginTry),
+    last_login_success: formatOptionalDateTime(user.lastLoginSuccess),
     created_on: formatDateTime(user.createdOn),
     user_role: user.userRole,
     // Only the hash is stored; the token presented is the token.

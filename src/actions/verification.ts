@@ -9,10 +9,8 @@
  */
 import { normaliseEmail } from '../accounts/email.js';
 import { fail, ok } from '../domain/result.js';
-import { formatDateTime } from '../protocol/index.js';
+import { formatOptionalDateTime } from '../protocol/index.js';
 import { defineAction } from './define.js';
-
-const optionalTime = (ms: number | null): string | null => (ms === null ? null : formatDateTime(ms));
 
 export const userSetEmailverified = defineAction<'user-set-emailverified', 'user_not_found'>({
   name: 'user-set-emailverified',
@@ -37,7 +35,7 @@ export const userSetEmailverified = defineAction<'user-set-emailverified', 'user
       user_id: user.userId,
       user_role: user.userRole,
       is_active: user.isActive,
-      emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
+      emailverify_sent_datetime: formatOptionalDateTime(user.emailverifySentDatetime),
     });
   },
 });
@@ -67,8 +65,8 @@ export const userSetEmailsent = defineAction<'user-set-emailsent', 'user_not_fou
       email: user.email,
       user_role: user.userRole,
       is_active: user.isActive,
-      emailverify_sent_datetime: optionalTime(user.emailverifySentDatetime),
-      emailforgotpass_sent_datetime: optionalTime(user.emailforgotpassSentDatetime),
+      emailverify_sent_datetime: formatOptionalDateTime(user.emailverifySentDatetime),
+      emailforgotpass_sent_datetime: formatOptionalDateTime(user.emailforgotpassSentDatetime),
     });
   },
 });

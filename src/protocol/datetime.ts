@@ -8,6 +8,11 @@ export function formatDateTime(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, '000+00:00');
 }
 
+/** A stored time that may be unset: null stays null. */
+export function formatOptionalDateTime(ms: number | null): string | null {
+  return ms === null ? null : formatDateTime(ms);
+}
+
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /** Milliseconds since the epoch, or null when the text is not an ISO 8601 date-time. */
