@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDispatcher } from '../../src/actions/dispatch.js';
-import type { Deps } from '../../src/actions/define.js';
-import type { PasswordHasher } from '../../src/passwords/hashing.js';
-import { randomSource } from '../../src/domain/random.js';
-import { fixedPolicy } from '../../src/policy/compiled.js';
-import { loadPolicyFile } from '../../src/policy/load.js';
-import { DEFAULT_PASS_POLICY } from '../../src/config/settings.js';
 import { timeToDb } from '../../src/store/dialect.js';
-import { insertKeyRows, openSession, rowsOf } from '../helpers/accounts.js';
+import { countingQueue, insertKeyRows, openSession, rowsOf } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer, testHasher } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -183,60 +176,40 @@ forEachDatabase((db) => {
   });
 
   describe('user-delete timing', () => {
-    /** The real dispatcher and store, with a hasher that counts what it is asked to do. */
-    function countingDeps(): { deps: Deps; calls: string[] } {
-      const calls: string[] = [];
-      const hasher: PasswordHasher = {
-        hash: (password) => {
-          calls.push('hash');
-          return testHasher.hash(password);
-        },
-        verify: (stored, password) => {
-          calls.push('verify');
-          return testHasher.verify(stored, password);
-        },
-        verifyDummy: (password) => {
-          calls.push('verifyDummy');
-          return testHasher.verifyDummy(password);
-        },
-      };
-      const policy = loadPolicyFile('policy/default.json');
-      assert.ok(policy.ok);
-      const deps: Deps = {
-        clock: server.clock,
-        random: randomSource,
-        store: server.app.store,
-        audit: { record: () => undefined },
-        passwords: {
-          hasher,
-          policy: DEFAULT_PASS_POLICY,
-          check: () => Promise.resolve({ ok: true, messages: [] }),
-        },
-        policy: fixedPolicy(policy.policy.compiled),
-        settings: { sessionExpiryDays: 30, userLockTries: 10, userLockTimeSeconds: 3600 },
-      };
-      return { deps, calls };
-    }
+    /** A server of its own whose hash queue counts every hash and verification it runs. */
+    let timed: TestServer;
+    const counter = countingQueue();
+    before(async () => {
+      timed = await startTestServer({ database: db, hashQueue: counter.queue });
+      const passwordHash = await testHasher.hash(PASSWORD);
+      await insertUsers(timed.app.store, [
+        { userId: 7, role: 'authenticated', passwordHash },
+        { userId: 10, role: 'authenticated', passwordHash },
+        { userId: 11, role: 'authenticated', passwordHash },
+        { userId: 20, role: 'superuser', passwordHash },
+      ]);
+    });
+    after(() => timed.close());
 
     it('runs exactly one verification on every password path, failing or not', async () => {
-      const store = server.app.store;
+      const store = timed.app.store;
       await store
         .knex('users')
         .where('user_id', 11)
-        .update({ locked_until: timeToDb(store.dialect, server.clock.now() + 60_000) });
-      const cases: Array<[string, Record<string, unknown>, string]> = [
-        ['unknown user', { email: 'nobody@example.org', user_id: 999_999, password: PASSWORD }, 'verifyDummy'],
-        ['email of another user', { email: 'user10@example.org', user_id: 7, password: PASSWORD }, 'verifyDummy'],
-        ['wrong password', { email: 'user10@example.org', user_id: 10, password: 'wrong' }, 'verify'],
-        ['temporarily locked', { email: 'user11@example.org', user_id: 11, password: PASSWORD }, 'verifyDummy'],
-        ['superuser', { email: 'user20@example.org', user_id: 20, password: PASSWORD }, 'verify'],
-        ['success', { email: 'user10@example.org', user_id: 10, password: PASSWORD }, 'verify'],
+        .update({ locked_until: timeToDb(store.dialect, timed.clock.now() + 60_000) });
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['unknown user', { email: 'nobody@example.org', user_id: 999_999, password: PASSWORD }],
+        ['email of another user', { email: 'user10@example.org', user_id: 7, password: PASSWORD }],
+        ['wrong password', { email: 'user10@example.org', user_id: 10, password: 'wrong' }],
+        ['temporarily locked', { email: 'user11@example.org', user_id: 11, password: PASSWORD }],
+        ['superuser', { email: 'user20@example.org', user_id: 20, password: PASSWORD }],
+        ['success', { email: 'user10@example.org', user_id: 10, password: PASSWORD }],
       ];
-      for (const [label, body, expected] of cases) {
-        const { deps, calls } = countingDeps();
-        const reply = await createDispatcher(deps).run('user-delete', body, { reqid: label, clientIp: '192.0.2.1' });
-        assert.equal(reply.payload.success, label === 'success', label);
-        assert.deepEqual(calls, [expected], label);
+      for (const [label, body] of cases) {
+        const runs = counter.runs();
+        const reply = await timed.call('user-delete', body, label);
+        assert.equal(reply.success, label === 'success', label);
+        assert.equal(counter.runs() - runs, 1, label);
       }
     });
   });
