@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PKG_DIR } from '../src/config/paths.js';
+import { PKG_DIR } from '../src/package-dir.js';
 import { checkAccess } from '../src/policy/check-access.js';
 import { checkLimit } from '../src/policy/check-limit.js';
 import type { AccessRequest } from '../src/policy/decision.js';

@@ -11,7 +11,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PKG_DIR } from '../src/config/paths.js';
+import { PKG_DIR } from '../src/package-dir.js';
 
 const source = process.argv[2] ?? join(PKG_DIR, '..', 'shared', 'reference', 'authnzerver.md');
 const outDir = process.argv[3] ?? join(PKG_DIR, 'policy', 'fixtures');

@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfVars } from '../src/config/confvars.js';
-import { PKG_DIR, SHIPPED_CONFVARS } from '../src/config/paths.js';
+import { SHIPPED_CONFVARS } from '../src/config/paths.js';
+import { PKG_DIR } from '../src/package-dir.js';
 import { actionsMarkdown } from '../src/docs/actions-doc.js';
 import { configurationMarkdown } from '../src/docs/configuration-doc.js';
 

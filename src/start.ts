@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readEnvironment } from './config/environment.js';
-import { PKG_DIR } from './config/paths.js';
+import { PKG_DIR } from './package-dir.js';
 import { serve } from './serve.js';
 import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
 import { CREDENTIALS_FILE } from './setup/credentials.js';

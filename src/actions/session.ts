@@ -3,7 +3,7 @@ import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
 import type { ActionOutput } from '../protocol/index.js';
-import { ANONYMOUS_ID } from '../store/seed.js';
+import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
 import type { SessionWithUser } from '../store/sessions.js';
 import { defineAction } from './define.js';
 import { normaliseIp } from './ip.js';

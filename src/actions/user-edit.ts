@@ -14,7 +14,7 @@ import { editedEmail, editedFullName, parseUpdate } from '../accounts/user-edits
 import type { EditableKey } from '../accounts/user-edits.js';
 import { userInfo } from '../accounts/user-info.js';
 import { fail, invalid, ok } from '../domain/result.js';
-import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../store/seed.js';
+import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import type { UserChanges } from '../store/user-admin.js';
 import { defineAction } from './define.js';
 import { checkInitiator } from './initiator.js';

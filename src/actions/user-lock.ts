@@ -11,7 +11,7 @@
  */
 import { isLockedBySuperuser, userInfo } from '../accounts/user-info.js';
 import { fail, ok } from '../domain/result.js';
-import { ANONYMOUS_ID, DUMMY_ID } from '../store/seed.js';
+import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
 import { checkInitiator } from './initiator.js';
 

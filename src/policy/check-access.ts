@@ -9,7 +9,8 @@ import type { AccessCheck, AccessDecision, AccessRequest } from './decision.js';
 import { policyExplanation } from './decision.js';
 import { diagnoseDenial } from './diagnose.js';
 import { NO_FACTS, accessFacts } from './logic/facts.js';
-import { ANONYMOUS_USER_ID, GATE_FREE_ROLES, relationOf } from './relation.js';
+import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
+import { GATE_FREE_ROLES, relationOf } from './relation.js';
 import type { Relation } from './relation.js';
 
 function unknownName(policy: CompiledPolicy, request: AccessRequest): AccessDecision['explanation'] | null {
@@ -33,7 +34,7 @@ function howRelated(request: AccessRequest, relation: Relation): string {
   if (relation === 'shared') {
     return request.sharedWith.includes(request.userId)
       ? `user ${request.userId} is listed in target_sharedwith`
-      : `the anonymous user ${ANONYMOUS_USER_ID} is listed in target_sharedwith, which shares the item with everyone`;
+      : `the anonymous user ${ANONYMOUS_ID} is listed in target_sharedwith, which shares the item with everyone`;
   }
   return `the item is ${request.visibility}`;
 }

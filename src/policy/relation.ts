@@ -3,12 +3,10 @@
  * named the caller's id would need an ability per user per request. With the relation in the subject,
  * one ability per role, compiled at start-up, answers every request.
  */
+import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
 
 /** owner: the caller owns the item; shared: listed in target_sharedwith (or everyone is); other: neither. */
 export type Relation = 'owner' | 'shared' | 'other';
-
-/** The systemwide anonymous user (account 2 of the seed). Listing it shares an item with everyone. */
-export const ANONYMOUS_USER_ID = 2;
 
 /**
  * Roles that skip the relationship gate, as in the reference (§4.3): by name, whatever the policy.
@@ -18,7 +16,7 @@ export const GATE_FREE_ROLES: ReadonlySet<string> = new Set(['superuser', 'staff
 
 export function relationOf(userId: number, owner: number, sharedWith: readonly number[]): Relation {
   if (userId === owner) return 'owner';
-  if (sharedWith.includes(userId) || sharedWith.includes(ANONYMOUS_USER_ID)) return 'shared';
+  if (sharedWith.includes(userId) || sharedWith.includes(ANONYMOUS_ID)) return 'shared';
   return 'other';
 }
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { PKG_DIR } from '../config/paths.js';
+import { PKG_DIR } from '../package-dir.js';
 import { pointer } from './document.js';
 import type { Problem, ProblemKind } from './problems.js';
 

@@ -7,11 +7,8 @@ import type { PasswordHasher } from '../passwords/hashing.js';
 import type { Clock, Random } from '../domain/ports.js';
 import { uuidV4 } from '../domain/random.js';
 import { newToken } from '../domain/tokens.js';
+import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import type { NewUser, UserRepo } from './users.js';
-
-export const SUPERUSER_ID = 1;
-export const ANONYMOUS_ID = 2;
-export const DUMMY_ID = 3;
 
 export interface AdminCredentials {
   readonly email?: string;

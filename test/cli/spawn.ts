@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 
 const TSX = import.meta.resolve('tsx');
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey, openJson, parseKeyring, sealJson } from '../../src/protocol/index.js';
 import type { Keyring } from '../../src/protocol/index.js';
 

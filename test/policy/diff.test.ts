@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { callersFor, diffPolicies } from '../../src/policy/diff.js';
 import type { DiffSide } from '../../src/policy/diff.js';
 import { compilePolicyBytes } from '../../src/policy/load.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { loadFixtureFile } from '../../src/policy/fixture-load.js';
 import { runFixture } from '../../src/policy/fixture-run.js';
 import { lintFile } from '../../src/policy/lint.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { loadFixtureFile, parseFixture } from '../../src/policy/fixture-load.js';
 import { matrixSize, runFixture } from '../../src/policy/fixture-run.js';
 import { loadPolicyFile } from '../../src/policy/load.js';

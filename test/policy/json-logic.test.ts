@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import jsonLogicJs from 'json-logic-js';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import type { AccessRequest } from '../../src/policy/decision.js';
 import { accessFacts, limitFacts } from '../../src/policy/logic/facts.js';
 import { jsonLogic } from '../../src/policy/logic/json-logic.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { checkAccess } from '../../src/policy/check-access.js';
 import { compilePolicyBytes, loadPolicyFile } from '../../src/policy/load.js';
 import { describeProblem } from '../../src/policy/problems.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { loadPolicyFile } from '../../src/policy/load.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
 import type { AuthsvcProcess } from '../helpers/process.js';

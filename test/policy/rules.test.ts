@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { checkAccess } from '../../src/policy/check-access.js';
 import { checkLimit } from '../../src/policy/check-limit.js';
 import type { CompiledPolicy } from '../../src/policy/compiled.js';

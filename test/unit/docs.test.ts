@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/config/paths.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 import { actionsMarkdown } from '../../src/docs/actions-doc.js';
 import { loadConfVars } from '../../src/config/confvars.js';
 import { SHIPPED_CONFVARS } from '../../src/config/paths.js';

@@ -3,7 +3,7 @@
  * allow-listed variables, so `var` can reach neither Object.prototype (trap P4) nor anything else.
  */
 import type { AccessRequest, LimitRequest } from '../decision.js';
-import { ANONYMOUS_USER_ID } from '../relation.js';
+import { ANONYMOUS_ID } from '../../domain/fixed-accounts.js';
 import type { Relation } from '../relation.js';
 import type { Facts, FactValue } from './language.js';
 
@@ -32,7 +32,7 @@ export function accessFacts(request: AccessRequest, relation: Relation): Facts {
     ['target.is_owner', relation === 'owner'],
     [
       'target.is_shared_with',
-      request.sharedWith.includes(request.userId) || request.sharedWith.includes(ANONYMOUS_USER_ID),
+      request.sharedWith.includes(request.userId) || request.sharedWith.includes(ANONYMOUS_ID),
     ],
   ]);
 }

@@ -1,0 +1,173 @@
+// @ts-check
+/**
+ * The parts of src/ and what each may import: written down once, enforced by `npm run lint`.
+ *
+ * Dependencies point one way, from the entry points down to the wire protocol:
+ *
+ *   entry (main, start, serve) → cluster → app (composition root) → setup, http, docs
+ *     → actions → accounts → services (store, passwords, policy engine, admission, mail, audit, metrics)
+ *     → log → domain → protocol
+ *
+ * config decodes options for the services (it may read their option types and parse database URLs) and
+ * is read only by the composition root and above. The policy folder is split: `policy/engine/` decides
+ * at run time, `policy/authoring/` is the tooling (lint, schema, diff, fixtures, CLIs), and the files
+ * directly in `policy/` are the seam (load, reload) that uses both.
+ *
+ * Every import counts: static, type-only, re-export (`export … from`) and dynamic `import()`.
+ * A part not listed here may import nothing of src/ but `protocol/` and `domain/`.
+ */
+
+/** @type {Record<string, string[]>} part → the parts it may import (besides itself). */
+const ALLOWED = {
+  protocol: [],
+  client: ['protocol'],
+  domain: ['protocol'],
+  'package-dir': [],
+  log: ['protocol', 'domain'],
+  audit: ['protocol', 'domain', 'log'],
+  metrics: ['protocol', 'domain', 'log'],
+  passwords: ['protocol', 'domain', 'log'],
+  store: ['protocol', 'domain', 'log'],
+  admission: ['protocol', 'domain', 'log'],
+  mail: ['protocol', 'domain', 'log'],
+  'policy/engine': ['protocol', 'domain'],
+  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir'],
+  policy: ['protocol', 'domain', 'log', 'policy/engine', 'policy/authoring', 'package-dir'],
+  accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],
+  actions: [
+    'protocol',
+    'domain',
+    'log',
+    'audit',
+    'metrics',
+    'passwords',
+    'store',
+    'admission',
+    'mail',
+    'policy/engine',
+    'accounts',
+  ],
+  config: [
+    'protocol',
+    'domain',
+    'log',
+    'audit',
+    'metrics',
+    'passwords',
+    'store',
+    'admission',
+    'mail',
+    'policy/engine',
+    'package-dir',
+  ],
+  http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
+  setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
+  docs: ['protocol', 'domain', 'config', 'actions', 'package-dir'],
+  app: [
+    'protocol',
+    'domain',
+    'log',
+    'audit',
+    'metrics',
+    'passwords',
+    'store',
+    'admission',
+    'mail',
+    'policy',
+    'policy/engine',
+    'accounts',
+    'actions',
+    'config',
+    'http',
+    'setup',
+    'package-dir',
+  ],
+  cluster: [
+    'protocol',
+    'domain',
+    'log',
+    'audit',
+    'metrics',
+    'passwords',
+    'store',
+    'admission',
+    'mail',
+    'policy',
+    'policy/engine',
+    'accounts',
+    'actions',
+    'config',
+    'http',
+    'setup',
+    'app',
+    'package-dir',
+  ],
+};
+const ENTRY = ['main', 'start', 'serve'];
+
+/** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
+function pathOf(part) {
+  if (part === 'policy') return '^src/policy/[^/]+$';
+  if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${part}\\.ts$`;
+  return `^src/${part}/`;
+}
+
+const parts = Object.keys(ALLOWED);
+/** @type {import('dependency-cruiser').IForbiddenRuleType[]} */
+const layerRules = parts.map((part) => ({
+  name: `${part.replace('/', '-')}-imports`,
+  comment: `src/${part} may import only: ${ALLOWED[part].join(', ') || 'nothing of src/'} (see .dependency-cruiser.cjs)`,
+  severity: 'error',
+  from: { path: pathOf(part) },
+  to: {
+    path: '^src/',
+    pathNot: [pathOf(part), ...ALLOWED[part].map(pathOf)],
+  },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'nothing-imports-entry',
+      comment: 'main, start and serve are entry points: only they import each other',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ENTRY.map(pathOf) },
+      to: { path: `^src/(${ENTRY.join('|')})\\.ts$` },
+    },
+    {
+      name: 'unknown-part',
+      comment: 'every file of src/ belongs to a part written down in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: [...parts.map(pathOf), ...ENTRY.map(pathOf), '\\.d\\.ts$', '\\.json$'],
+      },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      comment: 'no cycle between modules',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-test',
+      comment: 'src/ never imports tests',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    // Type-only imports are dependencies too: they couple the parts as much as value imports do.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
