@@ -6,7 +6,7 @@ import type { ActionOutput } from '../protocol/index.js';
 import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
 import type { SessionWithUser } from '../store/sessions.js';
 import { defineAction } from './define.js';
-import { normaliseIp } from './ip.js';
+import { normaliseIp } from '../protocol/ip.js';
 
 const DAY_MS = 86_400_000;
 

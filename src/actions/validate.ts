@@ -7,7 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { isBoundedDict, isSafeText } from '../domain/json-dict.js';
 import type { Problem } from '../protocol/index.js';
-import { isIpAddress } from './ip.js';
+import { isIpAddress } from '../protocol/ip.js';
 
 export type TypeLabel = 'str' | 'int' | 'float' | 'bool' | 'dict' | 'list' | 'None';
 

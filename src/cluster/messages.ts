@@ -1,5 +1,5 @@
 /** The messages between the cluster primary and its workers (node:cluster IPC). */
-import type { WorkersReport } from './report.js';
+import type { WorkersReport } from '../http/health-report.js';
 
 /** Worker → primary: listening, at this URL, enforcing the policy of this SHA-256. */
 export interface ReadyMessage {

@@ -17,12 +17,12 @@ import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
 import { createLogger } from '../log/logger.js';
 import { planRestart } from './backoff.js';
-import { startCleanup } from './cleanup.js';
+import { startCleanup } from '../store/cleanup-timer.js';
 import { isPolicyRequest, isReady } from './messages.js';
 import { policyKeeper } from './policy.js';
 import type { PrimaryMessage } from './messages.js';
-import { reportOf } from './report.js';
-import type { WorkerEntry, WorkerState } from './report.js';
+import { reportOf } from '../http/health-report.js';
+import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 
 /** Longer than the HTTP request timeout (30 s), so every received request can still be answered. */
 const DRAIN_LIMIT_MS = 40_000;

@@ -9,8 +9,8 @@ import type { RunningApp } from '../app.js';
 import type { Config } from '../config/load.js';
 import { isPrimaryMessage } from './messages.js';
 import type { ReadyMessage } from './messages.js';
-import { singleProcessReport } from './report.js';
-import type { WorkersReport } from './report.js';
+import { singleProcessReport } from '../http/health-report.js';
+import type { WorkersReport } from '../http/health-report.js';
 
 export async function runWorker(config: Config): Promise<void> {
   // Until the primary's first table arrives, a worker knows only itself.

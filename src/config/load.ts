@@ -12,7 +12,7 @@ import { loadPolicyBytes, loadPolicyFile } from '../policy/load.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { parseDatabaseUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
-import { normaliseHost } from '../http/host.js';
+import { normaliseHost } from '../protocol/host.js';
 import { parseCommandLine } from './cli.js';
 import type { CommandLine } from './cli.js';
 import { loadConfVars } from './confvars.js';

@@ -2,7 +2,7 @@
 import { isSafeText } from '../domain/json-dict.js';
 import { isActionName, REQID_MAX_LENGTH } from '../protocol/index.js';
 import type { ActionName, RequestId } from '../protocol/index.js';
-import { isIpAddress } from '../actions/ip.js';
+import { isIpAddress } from '../protocol/ip.js';
 
 export interface CheckedRequest {
   readonly action: ActionName;

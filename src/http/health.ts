@@ -1,5 +1,5 @@
 /** GET /health (DESIGN decision 7): not encrypted, not rate-limited; 503 when the database is down. */
-import type { WorkersReport } from '../cluster/report.js';
+import type { WorkersReport } from './health-report.js';
 
 export interface HealthSources {
   readonly version: string;

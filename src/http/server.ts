@@ -12,7 +12,7 @@ import { readBody } from './body.js';
 import { checkEnvelope } from './envelope-check.js';
 import { handleEcho, isLoopback } from './echo.js';
 import { healthReport } from './health.js';
-import { normaliseHost } from './host.js';
+import { normaliseHost } from '../protocol/host.js';
 import { plain } from './plain.js';
 import type { HttpDeps } from './deps.js';
 import { openRequest, refusalStatus } from './open-request.js';

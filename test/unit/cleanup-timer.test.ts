@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startCleanup } from '../../src/cluster/cleanup.js';
+import { startCleanup } from '../../src/store/cleanup-timer.js';
 import type { LogFields, Logger } from '../../src/log/logger.js';
 import type { PurgeReport } from '../../src/store/cleanup.js';
 import { FrozenClock } from '../helpers/clock.js';

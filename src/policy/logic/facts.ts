@@ -30,10 +30,7 @@ export function accessFacts(request: AccessRequest, relation: Relation): Facts {
     ['target.visibility', request.visibility],
     ['target.sharedwith', Object.freeze([...request.sharedWith])],
     ['target.is_owner', relation === 'owner'],
-    [
-      'target.is_shared_with',
-      request.sharedWith.includes(request.userId) || request.sharedWith.includes(ANONYMOUS_ID),
-    ],
+    ['target.is_shared_with', request.sharedWith.includes(request.userId) || request.sharedWith.includes(ANONYMOUS_ID)],
   ]);
 }
 

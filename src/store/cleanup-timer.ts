@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../domain/ports.js';
 import type { Logger } from '../log/logger.js';
-import type { Store } from '../store/index.js';
+import type { Store } from './index.js';
 
 export const CLEANUP_INTERVAL_MS = 3_600_000;
 /** The first purge comes soon after start, so an instance restarted often still purges. */
