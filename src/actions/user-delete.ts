@@ -12,7 +12,7 @@ import { normaliseEmail } from '../accounts/email.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
-import { isSuperuserSession } from './initiator.js';
+import { isSuperuserSession } from '../accounts/initiator.js';
 
 const NOT_VERIFIED = 'We could not verify your email address or password.';
 

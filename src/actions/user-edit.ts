@@ -17,7 +17,7 @@ import { fail, invalid, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import type { UserChanges } from '../store/user-admin.js';
 import { defineAction } from './define.js';
-import { checkInitiator } from './initiator.js';
+import { checkInitiator } from '../accounts/initiator.js';
 
 const SELF_EDITABLE: ReadonlySet<EditableKey> = new Set(['full_name', 'email']);
 const SUPERUSER_EDITABLE: ReadonlySet<EditableKey> = new Set(['full_name', 'email', 'is_active', 'user_role']);

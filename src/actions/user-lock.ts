@@ -13,7 +13,7 @@ import { isLockedBySuperuser, userInfo } from '../accounts/user-info.js';
 import { fail, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
-import { checkInitiator } from './initiator.js';
+import { checkInitiator } from '../accounts/initiator.js';
 
 const NOT_AVAILABLE = 'Superuser session info not available for this lock/unlock attempt.';
 
