@@ -4,8 +4,27 @@
  * parameters — a throwaway hash when there is no usable one — so neither the answer nor its timing
  * tells whether an account exists; the reason is only in `failure_reason`.
  */
-import type { Deps, Meta } from '../actions/define.js';
+import type { AuditSink } from '../audit/audit.js';
+import type { Clock } from '../domain/ports.js';
+import type { PasswordService } from '../passwords/service.js';
+import type { RequestId } from '../protocol/index.js';
+import type { Store } from '../store/index.js';
 import type { UserRecord } from '../store/records.js';
+
+/** What the check uses: the login records, the hasher, the lock-out settings, the clock and the audit. */
+export interface CredentialDeps {
+  readonly clock: Clock;
+  readonly store: Pick<Store, 'logins'>;
+  readonly audit: AuditSink;
+  readonly passwords: Pick<PasswordService, 'hasher'>;
+  readonly settings: { readonly userLockTries: number; readonly userLockTimeSeconds: number };
+}
+
+/** The request, for the audit of a lock-out. */
+export interface CredentialRequest {
+  readonly reqid: RequestId;
+  readonly clientIp: string;
+}
 
 export type CredentialCheck =
   | { readonly ok: true; readonly user: UserRecord }
@@ -18,7 +37,12 @@ export type CredentialCheck =
 
 export type Who = { readonly email: string } | { readonly userId: number };
 
-export async function checkCredentials(deps: Deps, who: Who, password: string, meta: Meta): Promise<CredentialCheck> {
+export async function checkCredentials(
+  deps: CredentialDeps,
+  who: Who,
+  password: string,
+  meta: CredentialRequest,
+): Promise<CredentialCheck> {
   const { hasher } = deps.passwords;
   const now = deps.clock.now();
   const found = 'email' in who ? await deps.store.logins.byEmail(who.email) : await deps.store.logins.byId(who.userId);
@@ -62,7 +86,7 @@ export async function checkCredentials(deps: Deps, who: Who, password: string, m
 }
 
 /** Stores a hash with the current parameters; a busy hash queue only postpones it to the next login. */
-async function rehash(deps: Deps, userId: number, password: string, now: number): Promise<void> {
+async function rehash(deps: CredentialDeps, userId: number, password: string, now: number): Promise<void> {
   try {
     await deps.store.logins.setPasswordHash(userId, await deps.passwords.hasher.hash(password), now);
   } catch (error) {

@@ -5,6 +5,7 @@
  * of their own (trap A4).
  */
 import { isDisposableEmailDomain } from 'disposable-email-domains-js';
+import { normaliseEmail } from '../protocol/index.js';
 
 /** The WHATWG HTML "valid e-mail address" production. */
 const HTML5_EMAIL =
@@ -25,11 +26,6 @@ const RESERVED_LOCAL_PARTS: ReadonlySet<string> = new Set(
     'terms tos user users weblog work'
   ).split(' '),
 );
-
-/** Emails are compared in this form everywhere: sign-up, login, lookup, edit (case-insensitive logins). */
-export function normaliseEmail(email: string): string {
-  return email.normalize('NFKC').toLowerCase().trim();
-}
 
 export type EmailCheck =
   { readonly ok: true; readonly email: string } | { readonly ok: false; readonly reason: string };

@@ -6,9 +6,9 @@
  * `prototype` key passes the schema), and the result is a fresh typed object, so nothing of the
  * request can reach a prototype (trap H3).
  */
-import { LIMITS } from '../protocol/index.js';
+import { LIMITS, normaliseEmail } from '../protocol/index.js';
 import type { JsonObject, Problem } from '../protocol/index.js';
-import { checkSignupEmail, normaliseEmail } from './email.js';
+import { checkSignupEmail } from './email.js';
 import { holdsLink, normaliseFullName } from './full-name.js';
 
 export type EditableKey = 'full_name' | 'email' | 'email_verified' | 'is_active' | 'user_role' | 'extra_info';

@@ -12,6 +12,8 @@ import type { AccessCheck, Explanation } from '../policy/decision.js';
 import { parseSharedWith } from '../policy/shared-with.js';
 import type { UserStanding } from '../store/users.js';
 import { defineAction } from './define.js';
+import type { FamilyHandlers } from './define.js';
+import type { accessActions } from '../protocol/actions/access.js';
 
 const ACCESS_DENIED = 'Access request check successful. Access granted: False.';
 const LIMIT_FAILED = 'Limit check successful. Limit check passed: False.';
@@ -46,8 +48,7 @@ const listed = (ids: readonly number[]): string =>
 type AccessFailure =
   'access_denied' | 'role_not_in_policy' | 'name_not_in_policy' | 'caller_not_valid' | 'target_users_not_valid';
 
-export const userCheckAccess = defineAction<'user-check-access', AccessFailure>({
-  name: 'user-check-access',
+const userCheckAccess = defineAction('user-check-access', {
   messages: {
     ok: 'Access request check successful. Access granted: True.',
     failures: {
@@ -100,11 +101,7 @@ export const userCheckAccess = defineAction<'user-check-access', AccessFailure>(
   },
 });
 
-export const userCheckLimit = defineAction<
-  'user-check-limit',
-  'over_limit' | 'role_not_in_policy' | 'caller_not_found'
->({
-  name: 'user-check-limit',
+const userCheckLimit = defineAction('user-check-limit', {
   messages: {
     ok: 'Limit check successful. Limit check passed: True.',
     failures: { over_limit: LIMIT_FAILED, role_not_in_policy: LIMIT_FAILED, caller_not_found: LIMIT_FAILED },
@@ -126,3 +123,8 @@ export const userCheckLimit = defineAction<
     return ok({ explanation });
   },
 });
+
+export const accessHandlers = {
+  'user-check-access': userCheckAccess,
+  'user-check-limit': userCheckLimit,
+} satisfies FamilyHandlers<typeof accessActions>;

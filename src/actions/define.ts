@@ -1,13 +1,20 @@
 /**
- * An action = its wire contract (src/protocol) + a plain handler `(deps, input, meta) → Result` +
- * its end-user messages. Handlers never see HTTP.
+ * An action = its declaration (src/protocol: schemas, rate class, failure codes) + a plain handler
+ * `(deps, input, meta) → Result` + its end-user messages. Handlers never see HTTP.
  */
 import type { AuditSink } from '../audit/audit.js';
-import type { FailureCode } from '../domain/errors.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
 import type { PolicySource } from '../policy/compiled.js';
-import type { ActionInput, ActionName, ActionOutput, RequestId } from '../protocol/index.js';
+import type {
+  ActionFailure,
+  ActionInput,
+  ActionName,
+  ActionOutput,
+  CommonFailure,
+  FailureCode,
+  RequestId,
+} from '../protocol/index.js';
 import type { PasswordService } from '../passwords/service.js';
 import type { Store } from '../store/index.js';
 
@@ -33,18 +40,19 @@ export interface Meta {
   readonly clientIp: string;
 }
 
-/** Failures every action can return; their messages are the same everywhere (see dispatch). */
-export type CommonFailure = 'invalid_params' | 'db_unavailable' | 'busy';
-
-export interface ActionDef<K extends ActionName, C extends FailureCode> {
+/**
+ * The server's half of an action: the declaration (src/protocol) says which failures it may return;
+ * the definition gives each of them an end-user message and the handler that returns them.
+ */
+export interface ActionDef<K extends ActionName> {
   readonly name: K;
   readonly messages: {
     /** Shown to the end user on success. */
     readonly ok: string;
-    /** Shown to the end user per failure: safe, never revealing whether an account exists. */
-    readonly failures: Readonly<Record<Exclude<C, CommonFailure>, string>>;
+    /** Shown to the end user per declared failure: safe, never revealing whether an account exists. */
+    readonly failures: Readonly<Record<Exclude<ActionFailure<K>, CommonFailure>, string>>;
   };
-  handle(deps: Deps, input: ActionInput<K>, meta: Meta): Promise<Result<ActionOutput<K>, C | CommonFailure>>;
+  handle(deps: Deps, input: ActionInput<K>, meta: Meta): Promise<Result<ActionOutput<K>, ActionFailure<K>>>;
 }
 
 /** The same definition with its failure codes widened, as the registry holds it. */
@@ -57,8 +65,10 @@ export interface RegisteredAction<K extends ActionName> {
   handle(deps: Deps, input: ActionInput<K>, meta: Meta): Promise<Result<ActionOutput<K>>>;
 }
 
-export function defineAction<K extends ActionName, C extends FailureCode = never>(
-  def: ActionDef<K, C>,
-): RegisteredAction<K> {
-  return def;
+/** A family's handlers, by the names its declarations use: none missing, none unknown. */
+export type FamilyHandlers<F> = { readonly [K in keyof F & ActionName]: RegisteredAction<K> };
+
+/** Binds a handler and its messages to the declaration named `name`. */
+export function defineAction<K extends ActionName>(name: K, def: Omit<ActionDef<NoInfer<K>>, 'name'>): ActionDef<K> {
+  return { name, ...def };
 }

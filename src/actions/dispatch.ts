@@ -4,7 +4,7 @@
  * end-user message and the HTTP status.
  */
 import { failures, UnavailableError } from '../domain/errors.js';
-import type { FailureCode } from '../domain/errors.js';
+import type { FailureCode } from '../protocol/index.js';
 import { actionNames, actionSpecs } from '../protocol/index.js';
 import type { ActionInput, ActionName, Problem, RequestId } from '../protocol/index.js';
 import type { Deps, Meta } from './define.js';

@@ -1,11 +1,12 @@
 /** user-login, user-logout, user-passcheck, user-passcheck-nosession (DESIGN decisions 10 and 11). */
 import { checkCredentials } from '../accounts/credentials.js';
 import type { CredentialCheck } from '../accounts/credentials.js';
-import { normaliseEmail } from '../accounts/email.js';
+import { normaliseEmail } from '../protocol/index.js';
 import { fail, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { defineAction } from './define.js';
-import type { Deps, Meta } from './define.js';
+import type { loginActions } from '../protocol/actions/login.js';
+import type { Deps, FamilyHandlers, Meta } from './define.js';
 
 /** One message for every failure, the temporary lock included: nothing reveals which accounts exist. */
 const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work.";
@@ -26,8 +27,7 @@ function answer(check: CredentialCheck, deps: Deps, meta: Meta, event: string) {
   return fail(check.code, { user_id: check.userId, user_role: null });
 }
 
-export const userLogin = defineAction<'user-login', 'session_not_found' | keyof typeof failures>({
-  name: 'user-login',
+const userLogin = defineAction('user-login', {
   messages: { ok: 'Login successful.', failures: { ...failures, session_not_found: 'No session token provided.' } },
   async handle(deps, input, meta) {
     const tokenHash = hashToken(input.session_token);
@@ -43,8 +43,7 @@ export const userLogin = defineAction<'user-login', 'session_not_found' | keyof 
   },
 });
 
-export const userPasscheckNosession = defineAction<'user-passcheck-nosession', keyof typeof failures>({
-  name: 'user-passcheck-nosession',
+const userPasscheckNosession = defineAction('user-passcheck-nosession', {
   messages: { ok: 'Verification successful.', failures },
   async handle(deps, input, meta) {
     const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
@@ -52,8 +51,7 @@ export const userPasscheckNosession = defineAction<'user-passcheck-nosession', k
   },
 });
 
-export const userPasscheck = defineAction<'user-passcheck', 'session_not_found' | keyof typeof failures>({
-  name: 'user-passcheck',
+const userPasscheck = defineAction('user-passcheck', {
   messages: {
     ok: 'Verification successful.',
     failures: { ...failures, session_not_found: 'No session token provided.' },
@@ -69,8 +67,7 @@ export const userPasscheck = defineAction<'user-passcheck', 'session_not_found' 
   },
 });
 
-export const userLogout = defineAction<'user-logout', 'session_not_found' | 'session_user_mismatch'>({
-  name: 'user-logout',
+const userLogout = defineAction('user-logout', {
   messages: {
     ok: 'Logout successful.',
     failures: {
@@ -89,3 +86,10 @@ export const userLogout = defineAction<'user-logout', 'session_not_found' | 'ses
     return ok({ user_id: input.user_id });
   },
 });
+
+export const loginHandlers = {
+  'user-login': userLogin,
+  'user-logout': userLogout,
+  'user-passcheck': userPasscheck,
+  'user-passcheck-nosession': userPasscheckNosession,
+} satisfies FamilyHandlers<typeof loginActions>;

@@ -1,18 +1,18 @@
 /** user-validatepass, user-changepass(-nosession), user-resetpass(-nosession). */
-import { normaliseEmail } from '../accounts/email.js';
 import { normaliseFullName } from '../accounts/full-name.js';
+import { normaliseEmail } from '../protocol/index.js';
 import { fail, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import type { Credentials } from '../store/logins.js';
 import { defineAction } from './define.js';
-import type { Deps, Meta } from './define.js';
+import type { passwordActions } from '../protocol/actions/password.js';
+import type { Deps, FamilyHandlers, Meta } from './define.js';
 
 /** The spec's defaults for the two thresholds the request may set (DESIGN decision 14). */
 const VALIDATE_DEFAULTS = { minPassLength: 12, maxUnsafeSimilarity: 30 } as const;
 
-export const userValidatepass = defineAction<'user-validatepass', 'insecure_password'>({
-  name: 'user-validatepass',
+const userValidatepass = defineAction('user-validatepass', {
   messages: {
     ok: 'Your password is acceptable.',
     failures: { insecure_password: 'Your password is not acceptable.' },
@@ -64,11 +64,9 @@ async function replacePassword(
   });
 }
 
-type ChangeCode =
-  'session_not_found' | 'user_not_found' | 'wrong_password' | 'password_unchanged' | 'insecure_password';
+type ChangeCode = 'user_not_found' | 'wrong_password' | 'password_unchanged' | 'insecure_password';
 
 const changeMessages = {
-  session_not_found: 'Your session is not valid. Please log in again.',
   user_not_found: CURRENT_DID_NOT_MATCH,
   wrong_password: CURRENT_DID_NOT_MATCH,
   password_unchanged: SAME_AS_OLD,
@@ -109,9 +107,11 @@ async function changePassword(
   return ok({ user_id: found.user.userId, email: found.user.email }, [CHANGED, LOGGED_OUT]);
 }
 
-export const userChangepass = defineAction<'user-changepass', ChangeCode>({
-  name: 'user-changepass',
-  messages: { ok: CHANGED, failures: changeMessages },
+const userChangepass = defineAction('user-changepass', {
+  messages: {
+    ok: CHANGED,
+    failures: { ...changeMessages, session_not_found: 'Your session is not valid. Please log in again.' },
+  },
   async handle(deps, input, meta) {
     const tokenHash = hashToken(input.session_token);
     const session = await deps.store.sessions.find(tokenHash, deps.clock.now());
@@ -123,8 +123,7 @@ export const userChangepass = defineAction<'user-changepass', ChangeCode>({
   },
 });
 
-export const userChangepassNosession = defineAction<'user-changepass-nosession', ChangeCode>({
-  name: 'user-changepass-nosession',
+const userChangepassNosession = defineAction('user-changepass-nosession', {
   messages: { ok: CHANGED, failures: changeMessages },
   handle: (deps, input, meta) => changePassword(deps, input, meta, null),
 });
@@ -149,8 +148,7 @@ async function resetPassword(
   return ok({}, [CHANGED]);
 }
 
-export const userResetpass = defineAction<'user-resetpass', 'session_not_found' | 'user_not_found' | ResetCode>({
-  name: 'user-resetpass',
+const userResetpass = defineAction('user-resetpass', {
   messages: {
     ok: CHANGED,
     failures: {
@@ -171,8 +169,7 @@ export const userResetpass = defineAction<'user-resetpass', 'session_not_found' 
   },
 });
 
-export const userResetpassNosession = defineAction<'user-resetpass-nosession', 'required_active_mismatch' | ResetCode>({
-  name: 'user-resetpass-nosession',
+const userResetpassNosession = defineAction('user-resetpass-nosession', {
   messages: {
     ok: CHANGED,
     failures: {
@@ -190,3 +187,11 @@ export const userResetpassNosession = defineAction<'user-resetpass-nosession', '
     return resetPassword(deps, found, input.new_password, meta, 'Insecure new password for password reset request.');
   },
 });
+
+export const passwordHandlers = {
+  'user-validatepass': userValidatepass,
+  'user-changepass': userChangepass,
+  'user-changepass-nosession': userChangepassNosession,
+  'user-resetpass': userResetpass,
+  'user-resetpass-nosession': userResetpassNosession,
+} satisfies FamilyHandlers<typeof passwordActions>;

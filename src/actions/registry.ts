@@ -1,55 +1,34 @@
 /**
- * The action registry: every action of the protocol bound to its handler and messages. The mapped
- * type makes a missing or misnamed action a compile error.
+ * The action registry: every declaration of the protocol bound to its handler and messages, as the
+ * spread of the handler families (each file here pairs with the family file of the same name in
+ * src/protocol/actions/). A family's map is checked against its declarations (none missing, none
+ * unknown) and the registry against every action name, so a missing or misnamed action is a compile
+ * error.
  */
-
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
-import { userCheckAccess, userCheckLimit } from './access.js';
-import { internalSessionEdit, internalUserEdit } from './internal.js';
-import { userLogin, userLogout, userPasscheck, userPasscheckNosession } from './login.js';
-import {
-  userChangepass,
-  userChangepassNosession,
-  userResetpass,
-  userResetpassNosession,
-  userValidatepass,
-} from './password.js';
-import { userNew } from './signup.js';
-import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
-import { userDelete } from './user-delete.js';
-import { userEdit } from './user-edit.js';
-import { userLock } from './user-lock.js';
-import { userList, userLookupEmail, userLookupMatch } from './user-lookup.js';
-import { userSetEmailsent, userSetEmailverified } from './verification.js';
+import { accessHandlers } from './access.js';
+import { loginHandlers } from './login.js';
+import { lookupHandlers } from './lookup.js';
+import { passwordHandlers } from './password.js';
+import { sessionHandlers } from './session.js';
+import { signupHandlers } from './signup.js';
+import { userDeleteHandlers } from './user-delete.js';
+import { userEditHandlers } from './user-edit.js';
+import { userLockHandlers } from './user-lock.js';
+import { verificationHandlers } from './verification.js';
 
 export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
 
 export const registry: Registry = {
-  'session-new': sessionNew,
-  'session-exists': sessionExists,
-  'session-delete': sessionDelete,
-  'session-delete-userid': sessionDeleteUserid,
-  'internal-session-edit': internalSessionEdit,
-  'user-validatepass': userValidatepass,
-  'user-changepass': userChangepass,
-  'user-changepass-nosession': userChangepassNosession,
-  'user-resetpass': userResetpass,
-  'user-resetpass-nosession': userResetpassNosession,
-  'user-new': userNew,
-  'user-login': userLogin,
-  'user-logout': userLogout,
-  'user-passcheck': userPasscheck,
-  'user-passcheck-nosession': userPasscheckNosession,
-  'user-check-access': userCheckAccess,
-  'user-check-limit': userCheckLimit,
-  'user-list': userList,
-  'user-lookup-email': userLookupEmail,
-  'user-lookup-match': userLookupMatch,
-  'user-edit': userEdit,
-  'user-lock': userLock,
-  'user-delete': userDelete,
-  'internal-user-edit': internalUserEdit,
-  'user-set-emailverified': userSetEmailverified,
-  'user-set-emailsent': userSetEmailsent,
+  ...sessionHandlers,
+  ...passwordHandlers,
+  ...signupHandlers,
+  ...loginHandlers,
+  ...accessHandlers,
+  ...lookupHandlers,
+  ...userEditHandlers,
+  ...userLockHandlers,
+  ...userDeleteHandlers,
+  ...verificationHandlers,
 };

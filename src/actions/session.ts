@@ -1,11 +1,19 @@
-/** session-new, session-exists, session-delete, session-delete-userid. */
+/**
+ * session-new, session-exists, session-delete, session-delete-userid, and internal-session-edit: an
+ * edit for the frontend's own use that checks no permissions (DESIGN decision 13), so end-user input
+ * must never reach it.
+ */
 import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
 import type { ActionOutput } from '../protocol/index.js';
+import type { sessionActions } from '../protocol/actions/session.js';
 import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
 import type { SessionWithUser } from '../store/sessions.js';
+import { isBoundedDict, mergeDict } from '../domain/json-dict.js';
+import { CAS_ATTEMPTS, casBackoff } from './cas-retry.js';
 import { defineAction } from './define.js';
+import type { FamilyHandlers } from './define.js';
 import { normaliseIp } from '../protocol/ip.js';
 
 const DAY_MS = 86_400_000;
@@ -36,8 +44,7 @@ function sessionInfo({ user, session }: SessionWithUser, token: string): Session
   };
 }
 
-export const sessionNew = defineAction<'session-new', 'user_not_found'>({
-  name: 'session-new',
+const sessionNew = defineAction('session-new', {
   messages: {
     ok: 'Generated session_token successfully. Session initiated.',
     failures: { user_not_found: 'Could not create a new session.' },
@@ -74,8 +81,7 @@ export const sessionNew = defineAction<'session-new', 'user_not_found'>({
   },
 });
 
-export const sessionExists = defineAction<'session-exists', 'session_not_found'>({
-  name: 'session-exists',
+const sessionExists = defineAction('session-exists', {
   messages: {
     ok: 'Session look up successful.',
     failures: { session_not_found: 'Session look up failed.' },
@@ -87,8 +93,7 @@ export const sessionExists = defineAction<'session-exists', 'session_not_found'>
   },
 });
 
-export const sessionDelete = defineAction<'session-delete', 'session_not_found'>({
-  name: 'session-delete',
+const sessionDelete = defineAction('session-delete', {
   messages: {
     ok: 'Session delete processed, success: True.',
     failures: { session_not_found: 'Session delete processed, success: False.' },
@@ -100,8 +105,7 @@ export const sessionDelete = defineAction<'session-delete', 'session_not_found'>
   },
 });
 
-export const sessionDeleteUserid = defineAction<'session-delete-userid', 'no_sessions'>({
-  name: 'session-delete-userid',
+const sessionDeleteUserid = defineAction('session-delete-userid', {
   messages: {
     ok: 'Sessions delete processed. Success: True.',
     failures: { no_sessions: 'Sessions delete processed. Success: False.' },
@@ -119,3 +123,47 @@ export const sessionDeleteUserid = defineAction<'session-delete-userid', 'no_ses
     return ok({ deleted_sessions: deleted });
   },
 });
+
+const internalSessionEdit = defineAction('internal-session-edit', {
+  messages: {
+    ok: 'Session extra_info update successful.',
+    failures: {
+      session_not_found: 'Session extra_info update failed.',
+      extra_info_too_large: 'Session extra_info update failed.',
+      edit_conflict: 'Session extra_info update failed.',
+    },
+  },
+  async handle(deps, input) {
+    const tokenHash = hashToken(input.target_session_token);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const now = deps.clock.now();
+      const session = await deps.store.sessions.find(tokenHash, now);
+      if (session === null) return fail('session_not_found', { session_info: null });
+      const merged = mergeDict(session.extraInfo, input.update_dict);
+      if (!isBoundedDict(merged)) return fail('extra_info_too_large', { session_info: null });
+      if (await deps.store.sessions.swapExtraInfo(tokenHash, session.extraInfo, merged, now)) {
+        return ok({
+          session_info: {
+            user_id: session.userId,
+            session_token: input.target_session_token,
+            ip_address: session.ipAddress,
+            user_agent: session.userAgent,
+            created: formatDateTime(session.created),
+            expires: formatDateTime(session.expires),
+            extra_info_json: merged,
+          },
+        });
+      }
+      await casBackoff(attempt, deps.random);
+    }
+    return fail('edit_conflict', { session_info: null });
+  },
+});
+
+export const sessionHandlers = {
+  'session-new': sessionNew,
+  'session-exists': sessionExists,
+  'session-delete': sessionDelete,
+  'session-delete-userid': sessionDeleteUserid,
+  'internal-session-edit': internalSessionEdit,
+} satisfies FamilyHandlers<typeof sessionActions>;

@@ -5,16 +5,14 @@ import { isBoundedDict } from '../domain/json-dict.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { uuidV4 } from '../domain/random.js';
 import { defineAction } from './define.js';
+import type { FamilyHandlers } from './define.js';
+import type { signupActions } from '../protocol/actions/signup.js';
 
 const CREATED = 'User account created. Please verify your email address to log in.';
 const HOUR_MS = 3_600_000;
 const DEFAULT_RETRY_WAIT_HOURS = 6;
 
-export const userNew = defineAction<
-  'user-new',
-  'invalid_email' | 'invalid_full_name' | 'insecure_password' | 'user_exists' | 'system_id_taken'
->({
-  name: 'user-new',
+const userNew = defineAction('user-new', {
   messages: {
     ok: CREATED,
     failures: {
@@ -85,3 +83,7 @@ export const userNew = defineAction<
     });
   },
 });
+
+export const signupHandlers = {
+  'user-new': userNew,
+} satisfies FamilyHandlers<typeof signupActions>;

@@ -8,19 +8,17 @@
  * role only to whoever already proved the account is theirs. Sessions and keys go with the user
  * (foreign keys, ON DELETE CASCADE).
  */
-import { normaliseEmail } from '../accounts/email.js';
+import { normaliseEmail } from '../protocol/index.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
-import { isSuperuserSession } from './initiator.js';
+import type { FamilyHandlers } from './define.js';
+import type { userDeleteActions } from '../protocol/actions/user-delete.js';
+import { isSuperuserSession } from '../accounts/initiator.js';
 
 const NOT_VERIFIED = 'We could not verify your email address or password.';
 
-export const userDelete = defineAction<
-  'user-delete',
-  'system_account' | 'cannot_delete_superuser' | 'user_not_found' | 'wrong_password' | 'temporarily_locked'
->({
-  name: 'user-delete',
+const userDelete = defineAction('user-delete', {
   messages: {
     ok: 'User successfully deleted from DB.',
     failures: {
@@ -66,3 +64,7 @@ export const userDelete = defineAction<
     return ok({ user_id: input.user_id, email });
   },
 });
+
+export const userDeleteHandlers = {
+  'user-delete': userDelete,
+} satisfies FamilyHandlers<typeof userDeleteActions>;

@@ -13,23 +13,13 @@ import { isLockedBySuperuser, userInfo } from '../accounts/user-info.js';
 import { fail, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
-import { checkInitiator } from './initiator.js';
+import type { FamilyHandlers } from './define.js';
+import type { userLockActions } from '../protocol/actions/user-lock.js';
+import { checkInitiator } from '../accounts/initiator.js';
 
 const NOT_AVAILABLE = 'Superuser session info not available for this lock/unlock attempt.';
 
-export const userLock = defineAction<
-  'user-lock',
-  | 'not_superuser'
-  | 'self_lock'
-  | 'system_account'
-  | 'session_not_found'
-  | 'session_mismatch'
-  | 'role_mismatch'
-  | 'role_not_in_policy'
-  | 'caller_not_valid'
-  | 'user_not_found'
->({
-  name: 'user-lock',
+const userLock = defineAction('user-lock', {
   messages: {
     ok: 'User lock toggle successful.',
     failures: {
@@ -72,3 +62,7 @@ export const userLock = defineAction<
     return ok({ user_info: userInfo(outcome.user), locked: isLockedBySuperuser(outcome.user) });
   },
 });
+
+export const userLockHandlers = {
+  'user-lock': userLock,
+} satisfies FamilyHandlers<typeof userLockActions>;

@@ -7,13 +7,13 @@
  *   a superuser locked. One conditional statement: two verifications at once change the row once.
  * - set-emailsent records the send time from the injected clock.
  */
-import { normaliseEmail } from '../accounts/email.js';
 import { fail, ok } from '../domain/result.js';
-import { formatOptionalDateTime } from '../protocol/index.js';
+import { formatOptionalDateTime, normaliseEmail } from '../protocol/index.js';
 import { defineAction } from './define.js';
+import type { FamilyHandlers } from './define.js';
+import type { verificationActions } from '../protocol/actions/verification.js';
 
-export const userSetEmailverified = defineAction<'user-set-emailverified', 'user_not_found'>({
-  name: 'user-set-emailverified',
+const userSetEmailverified = defineAction('user-set-emailverified', {
   messages: {
     ok: 'Email verification toggle request succeeded.',
     failures: { user_not_found: 'Email verification toggle request failed.' },
@@ -40,8 +40,7 @@ export const userSetEmailverified = defineAction<'user-set-emailverified', 'user
   },
 });
 
-export const userSetEmailsent = defineAction<'user-set-emailsent', 'user_not_found'>({
-  name: 'user-set-emailsent',
+const userSetEmailsent = defineAction('user-set-emailsent', {
   messages: {
     ok: 'Email sent notification request succeeded.',
     failures: { user_not_found: 'Email sent notification request failed.' },
@@ -70,3 +69,8 @@ export const userSetEmailsent = defineAction<'user-set-emailsent', 'user_not_fou
     });
   },
 });
+
+export const verificationHandlers = {
+  'user-set-emailverified': userSetEmailverified,
+  'user-set-emailsent': userSetEmailsent,
+} satisfies FamilyHandlers<typeof verificationActions>;

@@ -12,7 +12,21 @@ import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } fr
 import { createTransport, TransportError } from './transport.js';
 import type { RawReply } from './transport.js';
 
-export type { ActionInput, ActionName, ActionOutput, RequestId, ResponseEnvelope } from '../protocol/index.js';
+/**
+ * `ActionFailure<K>` names the failure codes action K may answer with (its declaration's and the
+ * common ones); the reply carries each code's `failure_reason` text, which the server's catalogue
+ * maps from the code. `RateClass` says which rate-limit buckets an action counts against.
+ */
+export type {
+  ActionFailure,
+  ActionInput,
+  ActionName,
+  ActionOutput,
+  FailureCode,
+  RateClass,
+  RequestId,
+  ResponseEnvelope,
+} from '../protocol/index.js';
 
 export type AuthsvcErrorKind =
   | 'bad-request' // 400: the envelope was malformed (a bug in the caller)

@@ -1,9 +1,12 @@
-/** docs/actions.md, generated from the registry: every action's items, response, failures and messages. */
+/**
+ * docs/actions.md, generated from the declarations and the registry: every action's items, response,
+ * rate class, failure codes and messages.
+ */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { registry } from '../actions/registry.js';
 import { failures } from '../domain/errors.js';
-import type { FailureCode } from '../domain/errors.js';
 import { actionNames, actionSpecs } from '../protocol/index.js';
+import type { RateClass } from '../protocol/index.js';
 
 function typeName(schema: TSchema): string {
   const s = schema as { type?: string; anyOf?: TSchema[]; format?: string; 'x-json-dict'?: boolean };
@@ -47,6 +50,14 @@ function bounds(schema: TSchema): string {
   return parts.join(', ');
 }
 
+/** The rate class in words: the group bucket and its key, and the per-address limit. */
+export function rateText(rate: RateClass): string {
+  if (rate.group === null) return 'per IP only (no group bucket)';
+  const keys = rate.keys.map((k) => `\`${k}\``).join(', else ');
+  const group = `group \`${rate.group}\`, keyed by ${keys}, with the IP (the IP alone when none is present)`;
+  return rate.emailTied ? `${group}; also limited per email address` : group;
+}
+
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function actionsMarkdown(): string {
@@ -66,6 +77,7 @@ export function actionsMarkdown(): string {
     const action = registry[name];
     out.push(`## ${name}`, '', spec.summary, '');
     out.push(spec.changesState ? 'Changes state: a replayed request is refused (401).' : 'Read-only.', '');
+    out.push(`**Rate class**: ${rateText(spec.rate)}.`, '');
     out.push('| Item | Type | Required | Bounds | Description |', '|---|---|---|---|---|');
     const input: TObject = spec.input;
     const required = new Set<string>(input.required ?? []);
@@ -90,7 +102,7 @@ export function actionsMarkdown(): string {
       '',
     );
     out.push(`**Success message**: "${action.messages.ok}"`, '');
-    const codes = Object.keys(action.messages.failures) as FailureCode[];
+    const codes = spec.failures;
     if (codes.length > 0) {
       out.push('| Failure code | `failure_reason` | HTTP | End-user message |', '|---|---|---|---|');
       for (const code of codes) {

@@ -1,8 +1,12 @@
 /**
- * The closed catalogue of expected failures. Each code has the internal `failure_reason` (never to be
- * shown to end users: it states the exact cause) and the HTTP status of the answer. The end-user
- * message depends on the action as well, so it lives with the action (src/actions/*).
+ * The catalogue of expected failures. Each code (the closed set is the protocol's: FAILURE_CODES) has
+ * the internal `failure_reason` (never to be shown to end users: it states the exact cause) and the
+ * HTTP status of the answer. The end-user message depends on the action as well, so it lives with the
+ * action (src/actions/*).
  */
+import type { FailureCode } from '../protocol/index.js';
+
+/** Every code of the protocol, none missing and none added (the `satisfies` checks both). */
 export const failures = {
   invalid_params: { reason: 'invalid request parameters', status: 200 },
   session_not_found: { reason: 'session does not exist or expired', status: 200 },
@@ -52,9 +56,7 @@ export const failures = {
   email_taken: { reason: 'email already in use by another user', status: 200 },
   forbidden_update_keys: { reason: 'update_dict holds items that may not be edited', status: 200 },
   cannot_delete_superuser: { reason: "can't delete superusers", status: 200 },
-} as const satisfies Record<string, { reason: string; status: number }>;
-
-export type FailureCode = keyof typeof failures;
+} as const satisfies Record<FailureCode, { reason: string; status: number }>;
 
 /** Infrastructure faults that are not bugs: they map to a status, never to a 500. */
 export class UnavailableError extends Error {

@@ -1,5 +1,4 @@
-import type { Problem } from '../protocol/index.js';
-import type { FailureCode } from './errors.js';
+import type { FailureCode, Problem } from '../protocol/index.js';
 
 /** Expected failures are values; only bugs and infrastructure faults throw. */
 export type Result<T, C extends FailureCode = FailureCode> =

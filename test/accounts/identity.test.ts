@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { checkSignupEmail, normaliseEmail } from '../../src/accounts/email.js';
+import { checkSignupEmail } from '../../src/accounts/email.js';
+import { normaliseEmail } from '../../src/protocol/index.js';
 import { holdsLink, normaliseFullName } from '../../src/accounts/full-name.js';
 
 describe('sign-up emails', () => {

@@ -5,14 +5,12 @@ import { countingQueue, insertKeyRows, openSession, rowsOf } from '../helpers/ac
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer, testHasher } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
 
 const DAY = 86_400_000;
 const PASSWORD = 'the right horse battery';
 const NOT_VERIFIED = ['We could not verify your email address or password.'];
-
-type Reply = Awaited<ReturnType<TestServer['call']>>;
-const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 
 forEachDatabase((db) => {
   let server: TestServer;
@@ -32,16 +30,10 @@ forEachDatabase((db) => {
 
   const remove = (body: Record<string, unknown>) => server.call('user-delete', body);
 
-  async function refused(reply: Promise<Reply>, failure: string, messages = NOT_VERIFIED): Promise<void> {
-    const digest = await server.digest();
-    const answer = await reply;
-    assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure);
-    assert.deepEqual(answer.messages, messages);
-    const { user_id, email } = answer.response as { user_id?: unknown; email?: unknown };
-    assert.deepEqual({ user_id, email }, { user_id: null, email: null });
-    assert.equal(await server.digest(), digest);
-  }
+  const refused = refusals(() => server, {
+    messages: NOT_VERIFIED,
+    items: ({ user_id, email }) => assert.deepEqual({ user_id, email }, { user_id: null, email: null }),
+  });
 
   describe('user-delete', () => {
     it('deletes a user who gives their password, with their sessions and keys', async () => {

@@ -4,13 +4,11 @@ import { openSession, storedRow } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
-
-type Reply = Awaited<ReturnType<TestServer['call']>>;
-const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 
 forEachDatabase((db) => {
   let server: TestServer;
@@ -42,16 +40,10 @@ forEachDatabase((db) => {
       update_dict,
     });
 
-  /** The refusal changes nothing, names its reason and shows a safe message. */
-  async function refused(reply: Promise<Reply>, failure: string, message?: string): Promise<void> {
-    const digest = await server.digest();
-    const answer = await reply;
-    assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure);
-    if (message !== undefined) assert.deepEqual(answer.messages, [message]);
-    assert.equal((answer.response as { user_info?: unknown }).user_info ?? null, null);
-    assert.equal(await server.digest(), digest);
-  }
+  /** The refusal changes nothing, names its reason, shows a safe message and answers no user info. */
+  const refused = refusals(() => server, {
+    items: (response) => assert.equal(response['user_info'] ?? null, null),
+  });
 
   describe('user-edit', () => {
     it('lets a user change their own full_name and email, normalised, stamping last_updated', async () => {

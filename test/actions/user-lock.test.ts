@@ -4,13 +4,11 @@ import { insertKeyRows, openSession, rowsOf, storedRow } from '../helpers/accoun
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
-
-type Reply = Awaited<ReturnType<TestServer['call']>>;
-const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 
 forEachDatabase((db) => {
   let server: TestServer;
@@ -38,14 +36,7 @@ forEachDatabase((db) => {
       action,
     });
 
-  async function refused(reply: Promise<Reply>, failure: string, message?: string): Promise<void> {
-    const digest = await server.digest();
-    const answer = await reply;
-    assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure);
-    if (message !== undefined) assert.deepEqual(answer.messages, [message]);
-    assert.equal(await server.digest(), digest);
-  }
+  const refused = refusals(() => server);
 
   describe('user-lock', () => {
     it('locks: role locked, inactive, previous role kept, every session and key of the user ended', async () => {

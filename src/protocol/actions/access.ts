@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
+import { USER_RATE } from '../rate-class.js';
 
 /** A name of the policy (role, item, action, visibility, limit): as long as a stored role may be. */
 const PolicyName = (description: string) => Text(LIMITS.role, { description });
@@ -29,6 +30,14 @@ export const accessActions = {
       'Checks whether a user may take an action on an item under the permissions policy, then that the caller, ' +
       'the owner and the shared-with users exist and are active. success true means access is granted.',
     changesState: false,
+    rate: USER_RATE,
+    failures: [
+      'access_denied',
+      'role_not_in_policy',
+      'name_not_in_policy',
+      'caller_not_valid',
+      'target_users_not_valid',
+    ],
     input: Type.Object({
       user_id: Id({ description: 'the user asking' }),
       user_role: PolicyName("the user's role (must be the stored one)"),
@@ -50,6 +59,8 @@ export const accessActions = {
       "Checks a value against one of the role's limits, then that the caller exists with that role and is " +
       'active. success true means the user is under the limit.',
     changesState: false,
+    rate: USER_RATE,
+    failures: ['over_limit', 'role_not_in_policy', 'caller_not_found'],
     input: Type.Object({
       user_id: Id({ description: 'the user asking' }),
       user_role: PolicyName("the user's role (must be the stored one)"),

@@ -1,24 +1,38 @@
 import type { Static } from '@sinclair/typebox';
-import { loginActions } from './login.js';
-import { passwordActions } from './password.js';
-import { signupActions } from './signup.js';
+import type { CommonFailure } from '../failure-codes.js';
 import { accessActions } from './access.js';
+import { loginActions } from './login.js';
+import { lookupActions } from './lookup.js';
+import { passwordActions } from './password.js';
 import { sessionActions } from './session.js';
-import { userActions } from './user.js';
+import { signupActions } from './signup.js';
+import { userDeleteActions } from './user-delete.js';
+import { userEditActions } from './user-edit.js';
+import { userLockActions } from './user-lock.js';
+import { verificationActions } from './verification.js';
 
-/** Every action of the wire protocol, by name. */
+/**
+ * Every action of the wire protocol, by name: the spread of the families. Each family file here has
+ * the handler file of the same name in src/actions/.
+ */
 export const actionSpecs = {
   ...sessionActions,
   ...passwordActions,
   ...signupActions,
   ...loginActions,
   ...accessActions,
-  ...userActions,
+  ...lookupActions,
+  ...userEditActions,
+  ...userLockActions,
+  ...userDeleteActions,
+  ...verificationActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;
 export type ActionInput<K extends ActionName> = Static<(typeof actionSpecs)[K]['input']>;
 export type ActionOutput<K extends ActionName> = Static<(typeof actionSpecs)[K]['output']>;
+/** The failure codes an action may answer with: its declared ones and the common ones. */
+export type ActionFailure<K extends ActionName> = (typeof actionSpecs)[K]['failures'][number] | CommonFailure;
 
 export const actionNames = Object.keys(actionSpecs) as ActionName[];
 

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
-import { Password } from './password.js';
+import { Password } from '../items.js';
+import { USER_RATE } from '../rate-class.js';
 
 const SessionToken = Text(LIMITS.token, { description: 'the session token' });
 const Email = Text(LIMITS.email, { description: "the user's email (compared case-insensitively)" });
@@ -16,6 +17,8 @@ export const loginActions = {
       'Logs a user in with email and password. The presented session is always deleted (the frontend opens a new ' +
       'one); every failure gets the same end-user message, and failed attempts count towards the temporary lock.',
     changesState: true,
+    rate: USER_RATE,
+    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'session_not_found'],
     input: Type.Object({
       session_token: SessionToken,
       email: Email,
@@ -26,18 +29,24 @@ export const loginActions = {
   'user-logout': {
     summary: "Logs a user out: deletes the session, which must be that user's.",
     changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'session_user_mismatch'],
     input: Type.Object({ session_token: SessionToken, user_id: Id() }),
     output: Type.Object({ user_id: Nullable(Type.Integer()) }),
   },
   'user-passcheck': {
     summary: "Checks the password of the session's user (the session is kept); failures count towards the lock.",
     changesState: true,
+    rate: USER_RATE,
+    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'session_not_found'],
     input: Type.Object({ session_token: SessionToken, password: Password('the password') }),
     output: Verified,
   },
   'user-passcheck-nosession': {
     summary: "Checks a user's email and password without a session; failures count towards the lock.",
     changesState: true,
+    rate: USER_RATE,
+    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive'],
     input: Type.Object({ email: Email, password: Password('the password') }),
     output: Verified,
   },

@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
-
-/**
- * A password item: up to 4096 characters on the wire so that a too-long password is answered with
- * the policy's explanation; the policy itself refuses more than 1024 (never truncating).
- */
-export const Password = (description: string) => Text(LIMITS.passwordWire, { description });
+import { Password } from '../items.js';
+import { USER_RATE } from '../rate-class.js';
 
 const SessionToken = Text(LIMITS.token, { description: 'the session token' });
 const Email = Text(LIMITS.email, { description: "the user's email" });
@@ -19,6 +15,8 @@ export const passwordActions = {
       "Checks a password against the password policy (length, common passwords, similarity to the server's name, " +
       'the email and the full name, character frequency, all digits, compromised passwords); messages explain a refusal.',
     changesState: false,
+    rate: USER_RATE,
+    failures: ['insecure_password'],
     input: Type.Object({
       password: Password('the password to check'),
       email: Text(LIMITS.email, { description: "the user's email (the password must not resemble it)" }),
@@ -41,6 +39,8 @@ export const passwordActions = {
       "Changes a user's password, with a valid session of that user and the current password; ends the user's other " +
       'sessions and revokes their no-session API keys.',
     changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'user_not_found', 'wrong_password', 'password_unchanged', 'insecure_password'],
     input: Type.Object({
       user_id: Id(),
       session_token: SessionToken,
@@ -56,6 +56,8 @@ export const passwordActions = {
       "Changes a user's password with the current password; ends all the user's sessions and revokes their " +
       'no-session API keys.',
     changesState: true,
+    rate: USER_RATE,
+    failures: ['user_not_found', 'wrong_password', 'password_unchanged', 'insecure_password'],
     input: Type.Object({
       user_id: Id(),
       full_name: FullName,
@@ -70,6 +72,8 @@ export const passwordActions = {
       'Replaces a forgotten password (the frontend has checked the emailed token), with any valid session; ends all ' +
       "the user's sessions and revokes their no-session API keys.",
     changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'user_not_found', 'password_unchanged', 'insecure_password'],
     input: Type.Object({
       email_address: Email,
       new_password: Password('the new password'),
@@ -82,6 +86,8 @@ export const passwordActions = {
       "Replaces a forgotten password when the user's is_active equals required_active; ends all the user's sessions " +
       'and revokes their no-session API keys.',
     changesState: true,
+    rate: USER_RATE,
+    failures: ['required_active_mismatch', 'password_unchanged', 'insecure_password'],
     input: Type.Object({
       email_address: Email,
       new_password: Password('the new password'),

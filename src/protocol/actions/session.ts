@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTimeOut, Id, IpAddress, JsonDict, LIMITS, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
+import { INTERNAL_RATE, SESSION_RATE } from '../rate-class.js';
 
 const SessionToken = Text(LIMITS.token, { description: 'the session token (a cookie value)' });
 
@@ -35,6 +36,8 @@ export const sessionActions = {
   'session-new': {
     summary: 'Opens a session for a user (or the anonymous user) and returns its token.',
     changesState: true,
+    rate: SESSION_RATE,
+    failures: ['user_not_found'],
     input: Type.Object({
       ip_address: IpAddress({ description: "the end user's IP address" }),
       user_agent: Text(LIMITS.userAgent, { description: "the end user's user agent" }),
@@ -55,18 +58,24 @@ export const sessionActions = {
   'session-exists': {
     summary: 'Looks up an unexpired session and its user.',
     changesState: false,
+    rate: SESSION_RATE,
+    failures: ['session_not_found'],
     input: Type.Object({ session_token: SessionToken }),
     output: Type.Object({ session_info: Nullable(SessionInfo) }),
   },
   'session-delete': {
     summary: 'Deletes one session.',
     changesState: true,
+    rate: SESSION_RATE,
+    failures: ['session_not_found'],
     input: Type.Object({ session_token: SessionToken }),
     output: Type.Object({}),
   },
   'session-delete-userid': {
     summary: 'Deletes every session of a user, keeping the given one when keep_current_session is true.',
     changesState: true,
+    rate: SESSION_RATE,
+    failures: ['no_sessions'],
     input: Type.Object({
       session_token: SessionToken,
       user_id: Id(),
@@ -79,6 +88,8 @@ export const sessionActions = {
       "Adds, edits or deletes items of a session's extra_info_json (`__delete__` removes an item). " +
       'Internal: checks no permissions, so end-user input must never reach it.',
     changesState: true,
+    rate: INTERNAL_RATE,
+    failures: ['session_not_found', 'extra_info_too_large', 'edit_conflict'],
     input: Type.Object({
       target_session_token: SessionToken,
       update_dict: JsonDict({ minProperties: 1 }),

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { JsonDict, LIMITS, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
-import { Password } from './password.js';
+import { Password } from '../items.js';
+import { USER_RATE } from '../rate-class.js';
 
 export const signupActions = {
   'user-new': {
@@ -9,6 +10,8 @@ export const signupActions = {
       'Signs a user up: a new account is locked, inactive and unverified until user-set-emailverified. An address ' +
       'already signed up gets success false (failure_reason "user exists") with the same end-user messages.',
     changesState: true,
+    rate: USER_RATE,
+    failures: ['invalid_email', 'invalid_full_name', 'insecure_password', 'user_exists', 'system_id_taken'],
     input: Type.Object({
       full_name: Text(LIMITS.fullName, { description: "the user's full name" }),
       email: Text(LIMITS.email, { description: "the user's email" }),

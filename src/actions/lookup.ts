@@ -5,18 +5,18 @@
  * any SQL, and a `match` of the wrong type for its field; extra_info is matched in TypeScript over
  * pages of the table, so the three databases (whose JSON functions differ) answer alike.
  */
-import { normaliseEmail } from '../accounts/email.js';
 import { normaliseFullName } from '../accounts/full-name.js';
 import { userInfo } from '../accounts/user-info.js';
 import { holdsItems } from '../domain/json-equal.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
-import { parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
+import { normaliseEmail, parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
 import type { ActionInput, ActionOutput, JsonObject, MatchField, Problem } from '../protocol/index.js';
 import type { UserRecord } from '../store/records.js';
 import type { ColumnMatch } from '../store/user-admin.js';
 import { defineAction } from './define.js';
-import type { Deps } from './define.js';
+import type { lookupActions } from '../protocol/actions/lookup.js';
+import type { Deps, FamilyHandlers } from './define.js';
 
 const LOOKUP_OK = 'User look up successful.';
 const LOOKUP_FAILED = 'User look up failed.';
@@ -31,8 +31,7 @@ function page(rows: readonly UserRecord[]): Listing {
   return { user_info: rows.slice(0, USER_PAGE_SIZE).map(userInfo), has_more: rows.length > USER_PAGE_SIZE };
 }
 
-export const userList = defineAction<'user-list', 'user_not_found'>({
-  name: 'user-list',
+const userList = defineAction('user-list', {
   messages: { ok: LOOKUP_OK, failures: { user_not_found: LOOKUP_FAILED } },
   async handle(deps, input) {
     if (input.user_id !== null) {
@@ -45,8 +44,7 @@ export const userList = defineAction<'user-list', 'user_not_found'>({
   },
 });
 
-export const userLookupEmail = defineAction<'user-lookup-email', 'user_not_found'>({
-  name: 'user-lookup-email',
+const userLookupEmail = defineAction('user-lookup-email', {
   messages: { ok: LOOKUP_OK, failures: { user_not_found: LOOKUP_FAILED } },
   async handle(deps, input) {
     const user = await deps.store.userAdmin.byEmail(normaliseEmail(input.email));
@@ -121,8 +119,7 @@ async function matchExtraInfo(deps: Deps, wanted: JsonObject, after: number): Pr
   }
 }
 
-export const userLookupMatch = defineAction<'user-lookup-match'>({
-  name: 'user-lookup-match',
+const userLookupMatch = defineAction('user-lookup-match', {
   messages: { ok: LOOKUP_OK, failures: {} },
   async handle(deps, input): Promise<Result<Listing, 'invalid_params'>> {
     const match = readMatch(input.by, input.match);
@@ -137,3 +134,9 @@ export const userLookupMatch = defineAction<'user-lookup-match'>({
     return ok(page(await deps.store.userAdmin.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
   },
 });
+
+export const lookupHandlers = {
+  'user-list': userList,
+  'user-lookup-email': userLookupEmail,
+  'user-lookup-match': userLookupMatch,
+} satisfies FamilyHandlers<typeof lookupActions>;

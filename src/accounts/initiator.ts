@@ -4,9 +4,18 @@
  * to that user, and the user's stored role is the one claimed (a forged `superuser` is refused), is
  * a role of the policy in force (trap S11) and the user is active.
  */
+import type { Clock } from '../domain/ports.js';
 import { hashToken } from '../domain/tokens.js';
+import type { Store } from '../store/index.js';
 import type { UserRecord } from '../store/records.js';
-import type { Deps } from './define.js';
+
+/** What the check reads: the sessions with their users, the clock, and the roles of the policy in force. */
+export interface InitiatorDeps {
+  readonly clock: Clock;
+  readonly store: Pick<Store, 'sessions'>;
+  /** Only the role names are read, so any source of the compiled policy fits. */
+  readonly policy: { current(): { readonly roles: ReadonlySet<string> } };
+}
 
 export type InitiatorFailure =
   'session_not_found' | 'session_mismatch' | 'role_mismatch' | 'role_not_in_policy' | 'caller_not_valid';
@@ -20,7 +29,7 @@ export interface InitiatorClaim {
 export type InitiatorCheck =
   { readonly ok: true; readonly user: UserRecord } | { readonly ok: false; readonly code: InitiatorFailure };
 
-export async function checkInitiator(deps: Deps, claim: InitiatorClaim): Promise<InitiatorCheck> {
+export async function checkInitiator(deps: InitiatorDeps, claim: InitiatorClaim): Promise<InitiatorCheck> {
   const found = await deps.store.sessions.findWithUser(hashToken(claim.session_token), deps.clock.now());
   if (found === null) return { ok: false, code: 'session_not_found' };
   const { user } = found;
@@ -32,7 +41,7 @@ export async function checkInitiator(deps: Deps, claim: InitiatorClaim): Promise
 }
 
 /** Whether `token` is an unexpired session of an active superuser (user-delete without a password). */
-export async function isSuperuserSession(deps: Deps, token: string): Promise<boolean> {
+export async function isSuperuserSession(deps: InitiatorDeps, token: string): Promise<boolean> {
   const found = await deps.store.sessions.findWithUser(hashToken(token), deps.clock.now());
   return found !== null && found.user.userRole === 'superuser' && found.user.isActive;
 }

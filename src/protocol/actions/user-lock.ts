@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import { Id, Nullable } from '../schema-kit.js';
+import type { ActionSpec } from '../action-spec.js';
+import { Initiator } from '../items.js';
+import { USER_RATE } from '../rate-class.js';
+import { UserInfo } from '../user-info.js';
+
+export const userLockActions = {
+  'user-lock': {
+    summary:
+      'A superuser locks a user (role locked, inactive, sessions and API keys ended) or unlocks them (the previous ' +
+      'role and activity back). Never on self nor on accounts 2 and 3.',
+    changesState: true,
+    rate: USER_RATE,
+    failures: [
+      'not_superuser',
+      'self_lock',
+      'system_account',
+      'session_not_found',
+      'session_mismatch',
+      'role_mismatch',
+      'role_not_in_policy',
+      'caller_not_valid',
+      'user_not_found',
+    ],
+    input: Type.Object({
+      ...Initiator,
+      target_userid: Id({ description: 'the user to lock or unlock' }),
+      action: Type.Unsafe<'lock' | 'unlock'>({
+        type: 'string',
+        enum: ['lock', 'unlock'],
+        description: 'lock or unlock',
+      }),
+    }),
+    output: Type.Object({
+      user_info: Nullable(UserInfo),
+      locked: Nullable(Type.Boolean({ description: 'whether the account is now locked by a superuser' })),
+    }),
+  },
+} as const satisfies Record<string, ActionSpec>;
