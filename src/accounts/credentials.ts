@@ -21,14 +21,17 @@ export type Who = { readonly email: string } | { readonly userId: number };
 export async function checkCredentials(deps: Deps, who: Who, password: string, meta: Meta): Promise<CredentialCheck> {
   const { hasher } = deps.passwords;
   const now = deps.clock.now();
-  const found = 'email' in who ? await deps.store.logins.byEmail(who.email) : await deps.store.logins.byId(who.userId);
+  const found =
+    'email' in who
+      ? await deps.store.users.credentialsByEmail(who.email)
+      : await deps.store.users.credentialsById(who.userId);
   if (found === null) {
     await hasher.verifyDummy(password);
     return { ok: false, code: 'wrong_credentials', userId: null };
   }
   const { user, passwordHash } = found;
   const fail = async (): Promise<CredentialCheck> => {
-    const counted = await deps.store.logins.recordFailure(
+    const counted = await deps.store.users.recordFailure(
       user.userId,
       now,
       deps.settings.userLockTries,
@@ -56,7 +59,7 @@ export async function checkCredentials(deps: Deps, who: Who, password: string, m
   if (!user.isActive || !user.emailVerified || user.userRole === 'locked') {
     return { ok: false, code: 'user_inactive', userId: user.userId };
   }
-  await deps.store.logins.recordSuccess(user.userId, now);
+  await deps.store.users.recordSuccess(user.userId, now);
   if (verified.needsRehash) await rehash(deps, user.userId, password, now);
   return { ok: true, user };
 }
@@ -64,7 +67,7 @@ export async function checkCredentials(deps: Deps, who: Who, password: string, m
 /** Stores a hash with the current parameters; a busy hash queue only postpones it to the next login. */
 async function rehash(deps: Deps, userId: number, password: string, now: number): Promise<void> {
   try {
-    await deps.store.logins.setPasswordHash(userId, await deps.passwords.hasher.hash(password), now);
+    await deps.store.users.setPasswordHash(userId, await deps.passwords.hasher.hash(password), now);
   } catch (error) {
     if (!(error instanceof Error && error.name === 'UnavailableError')) throw error;
   }

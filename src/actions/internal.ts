@@ -13,7 +13,7 @@ import { hashToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
 import type { JsonObject } from '../protocol/index.js';
 import type { Random } from '../domain/ports.js';
-import type { UserChanges } from '../store/user-admin.js';
+import type { UserChanges } from '../store/index.js';
 import { defineAction } from './define.js';
 
 /**
@@ -153,7 +153,7 @@ export const internalUserEdit = defineAction<
     if (update.userRole !== undefined) changes.userRole = update.userRole;
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const current = await deps.store.userAdmin.forEdit(target);
+      const current = await deps.store.users.forEdit(target);
       if (current === null) return fail('user_not_found', none);
       if (update.email !== undefined) {
         const email = editedEmail(update.email, current.user.email);
@@ -166,7 +166,7 @@ export const internalUserEdit = defineAction<
         if (!isBoundedDict(next)) return fail('extra_info_too_large', none);
         extraInfo = { previousText: current.extraInfoText, next };
       }
-      const outcome = await deps.store.userAdmin.edit(target, changes, deps.clock.now(), extraInfo);
+      const outcome = await deps.store.users.edit(target, changes, deps.clock.now(), extraInfo);
       if (outcome === 'email_taken') return fail('email_taken', none);
       if (outcome === 'not_found') return fail('user_not_found', none);
       if (outcome === 'ok') {

@@ -4,7 +4,7 @@ import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
 import type { ActionOutput } from '../protocol/index.js';
 import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
-import type { SessionWithUser } from '../store/sessions.js';
+import type { SessionWithUser } from '../store/index.js';
 import { defineAction } from './define.js';
 import { normaliseIp } from '../protocol/ip.js';
 

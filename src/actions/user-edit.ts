@@ -15,7 +15,7 @@ import type { EditableKey } from '../accounts/user-edits.js';
 import { userInfo } from '../accounts/user-info.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
-import type { UserChanges } from '../store/user-admin.js';
+import type { UserChanges } from '../store/index.js';
 import { defineAction } from './define.js';
 import { checkInitiator } from './initiator.js';
 
@@ -105,7 +105,7 @@ export const userEdit = defineAction<
     if (update.isActive !== undefined) changes.isActive = update.isActive;
     if (update.userRole !== undefined) changes.userRole = update.userRole;
 
-    const outcome = await deps.store.userAdmin.edit(target, changes, deps.clock.now());
+    const outcome = await deps.store.users.edit(target, changes, deps.clock.now());
     if (outcome === 'email_taken') return fail('email_taken', none);
     const edited = outcome === 'ok' ? await deps.store.users.byId(target) : null;
     if (edited === null) return fail('user_not_found', none);

@@ -14,7 +14,7 @@ import type { Result } from '../domain/result.js';
 import { parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
 import type { ActionInput, ActionOutput, JsonObject, MatchField, Problem } from '../protocol/index.js';
 import type { UserRecord } from '../store/records.js';
-import type { ColumnMatch } from '../store/user-admin.js';
+import type { ColumnMatch } from '../store/index.js';
 import { defineAction } from './define.js';
 import type { Deps } from './define.js';
 
@@ -41,7 +41,7 @@ export const userList = defineAction<'user-list', 'user_not_found'>({
       if (user === null) return fail('user_not_found', { user_info: null, has_more: false });
       return ok({ user_info: [userInfo(user)], has_more: false });
     }
-    return ok(page(await deps.store.userAdmin.page(input.after_user_id ?? 0, USER_PAGE_SIZE + 1)));
+    return ok(page(await deps.store.users.page(input.after_user_id ?? 0, USER_PAGE_SIZE + 1)));
   },
 });
 
@@ -49,7 +49,7 @@ export const userLookupEmail = defineAction<'user-lookup-email', 'user_not_found
   name: 'user-lookup-email',
   messages: { ok: LOOKUP_OK, failures: { user_not_found: LOOKUP_FAILED } },
   async handle(deps, input) {
-    const user = await deps.store.userAdmin.byEmail(normaliseEmail(input.email));
+    const user = await deps.store.users.byEmail(normaliseEmail(input.email));
     return user === null ? fail('user_not_found', { user_info: null }) : ok({ user_info: userInfo(user) });
   },
 });
@@ -109,7 +109,7 @@ function readMatch(by: MatchField, match: ActionInput<'user-lookup-match'>['matc
 async function matchExtraInfo(deps: Deps, wanted: JsonObject, after: number): Promise<number[]> {
   const matched: number[] = [];
   for (let from = after; ;) {
-    const batch = await deps.store.userAdmin.extraInfoPage(from, SCAN_BATCH);
+    const batch = await deps.store.users.extraInfoPage(from, SCAN_BATCH);
     for (const row of batch) {
       if (!holdsItems(row.extraInfo, wanted)) continue;
       matched.push(row.userId);
@@ -130,10 +130,10 @@ export const userLookupMatch = defineAction<'user-lookup-match'>({
     const after = input.after_user_id ?? 0;
     if (match.kind === 'dict') {
       const ids = await matchExtraInfo(deps, match.value, after);
-      const users = await deps.store.userAdmin.byIds(ids.slice(0, USER_PAGE_SIZE));
+      const users = await deps.store.users.byIds(ids.slice(0, USER_PAGE_SIZE));
       return ok({ user_info: users.map(userInfo), has_more: ids.length > USER_PAGE_SIZE });
     }
     const by = input.by as Exclude<MatchField, 'extra_info'>;
-    return ok(page(await deps.store.userAdmin.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
+    return ok(page(await deps.store.users.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
   },
 });
