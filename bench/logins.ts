@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createClient } from '../src/client/index.js';
 import { openStore } from '../src/store/index.js';
 import { percentile, startBenchServer } from './lib/server.js';
+import { sqlOf } from '../test/helpers/sql.js';
 
 const concurrency = Number(process.argv[2] ?? 8);
 const seconds = Number(process.argv[3] ?? 10);
@@ -19,8 +20,7 @@ const ip = { clientIp: '192.0.2.1' };
 const signup = await client.request('user-new', { email: 'bench@example.org', password, full_name: 'Bench User' }, ip);
 if (!signup.success) throw new Error(`sign-up failed: ${signup.failure_reason}`);
 const store = openStore({ dialect: 'sqlite', filename: join(server.basedir, 'bench.sqlite') });
-await store
-  .knex('users')
+await sqlOf(store)('users')
   .where('user_id', signup.response.user_id)
   .update({ email_verified: true, is_active: true, user_role: 'authenticated' });
 await store.close();

@@ -15,6 +15,7 @@ import { parseDatabaseUrl } from '../src/store/url.js';
 import type { DatabaseTarget, MysqlTarget, PgTarget } from '../src/store/url.js';
 import { adminQuery } from '../test/helpers/admin-sql.js';
 import { startTestServer } from '../test/helpers/server.js';
+import { sqlOf } from '../test/helpers/sql.js';
 
 const users = Number(process.argv[2] ?? 50_000);
 const database = process.argv[3] ?? 'sqlite';
@@ -46,7 +47,7 @@ try {
   const now = timeToDb(store.dialect, server.clock.now());
   const loadStarted = performance.now();
   for (let from = 0; from < users; from += 500) {
-    await store.knex('users').insert(
+    await sqlOf(store)('users').insert(
       Array.from({ length: Math.min(500, users - from) }, (_, i) => {
         const id = 10 + from + i;
         return {
@@ -72,7 +73,7 @@ try {
     );
   }
   // As autovacuum would have by now on a real table: without statistics PostgreSQL sorts the whole table per page.
-  if (store.dialect === 'pg') await store.knex.raw('ANALYZE users');
+  if (store.dialect === 'pg') await sqlOf(store).raw('ANALYZE users');
   console.log(`${users} users on ${database}, loaded in ${Math.round(performance.now() - loadStarted)} ms`);
 
   const cases: Array<[string, Parameters<typeof server.call>]> = [

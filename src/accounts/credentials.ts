@@ -9,12 +9,12 @@ import type { Clock } from '../domain/ports.js';
 import type { PasswordService } from '../passwords/service.js';
 import type { RequestId } from '../protocol/index.js';
 import type { Store } from '../store/index.js';
-import type { UserRecord } from '../store/records.js';
+import type { UserRecord } from '../store/index.js';
 
 /** What the check uses: the login records, the hasher, the lock-out settings, the clock and the audit. */
 export interface CredentialDeps {
   readonly clock: Clock;
-  readonly store: Pick<Store, 'logins'>;
+  readonly store: Pick<Store, 'users'>;
   readonly audit: AuditSink;
   readonly passwords: Pick<PasswordService, 'hasher'>;
   readonly settings: { readonly userLockTries: number; readonly userLockTimeSeconds: number };
@@ -45,14 +45,17 @@ export async function checkCredentials(
 ): Promise<CredentialCheck> {
   const { hasher } = deps.passwords;
   const now = deps.clock.now();
-  const found = 'email' in who ? await deps.store.logins.byEmail(who.email) : await deps.store.logins.byId(who.userId);
+  const found =
+    'email' in who
+      ? await deps.store.users.credentialsByEmail(who.email)
+      : await deps.store.users.credentialsById(who.userId);
   if (found === null) {
     await hasher.verifyDummy(password);
     return { ok: false, code: 'wrong_credentials', userId: null };
   }
   const { user, passwordHash } = found;
   const fail = async (): Promise<CredentialCheck> => {
-    const counted = await deps.store.logins.recordFailure(
+    const counted = await deps.store.users.recordFailure(
       user.userId,
       now,
       deps.settings.userLockTries,
@@ -80,7 +83,7 @@ export async function checkCredentials(
   if (!user.isActive || !user.emailVerified || user.userRole === 'locked') {
     return { ok: false, code: 'user_inactive', userId: user.userId };
   }
-  await deps.store.logins.recordSuccess(user.userId, now);
+  await deps.store.users.recordSuccess(user.userId, now);
   if (verified.needsRehash) await rehash(deps, user.userId, password, now);
   return { ok: true, user };
 }
@@ -88,7 +91,7 @@ export async function checkCredentials(
 /** Stores a hash with the current parameters; a busy hash queue only postpones it to the next login. */
 async function rehash(deps: CredentialDeps, userId: number, password: string, now: number): Promise<void> {
   try {
-    await deps.store.logins.setPasswordHash(userId, await deps.passwords.hasher.hash(password), now);
+    await deps.store.users.setPasswordHash(userId, await deps.passwords.hasher.hash(password), now);
   } catch (error) {
     if (!(error instanceof Error && error.name === 'UnavailableError')) throw error;
   }

@@ -10,7 +10,7 @@ import { checkAccess } from '../policy/check-access.js';
 import { checkLimit } from '../policy/check-limit.js';
 import type { AccessCheck, Explanation } from '../policy/decision.js';
 import { parseSharedWith } from '../policy/shared-with.js';
-import type { UserStanding } from '../store/users.js';
+import type { UserStanding } from '../store/index.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { accessActions } from '../protocol/actions/access.js';

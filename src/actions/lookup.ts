@@ -12,8 +12,8 @@ import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import { normaliseEmail, parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
 import type { ActionInput, ActionOutput, JsonObject, MatchField, Problem } from '../protocol/index.js';
-import type { UserRecord } from '../store/records.js';
-import type { ColumnMatch } from '../store/user-admin.js';
+import type { UserRecord } from '../store/index.js';
+import type { ColumnMatch } from '../store/index.js';
 import { defineAction } from './define.js';
 import type { lookupActions } from '../protocol/actions/lookup.js';
 import type { Deps, FamilyHandlers } from './define.js';
@@ -40,14 +40,14 @@ const userList = defineAction('user-list', {
       if (user === null) return fail('user_not_found', { user_info: null, has_more: false });
       return ok({ user_info: [userInfo(user)], has_more: false });
     }
-    return ok(page(await deps.store.userAdmin.page(input.after_user_id ?? 0, USER_PAGE_SIZE + 1)));
+    return ok(page(await deps.store.users.page(input.after_user_id ?? 0, USER_PAGE_SIZE + 1)));
   },
 });
 
 const userLookupEmail = defineAction('user-lookup-email', {
   messages: { ok: LOOKUP_OK, failures: { user_not_found: LOOKUP_FAILED } },
   async handle(deps, input) {
-    const user = await deps.store.userAdmin.byEmail(normaliseEmail(input.email));
+    const user = await deps.store.users.byEmail(normaliseEmail(input.email));
     return user === null ? fail('user_not_found', { user_info: null }) : ok({ user_info: userInfo(user) });
   },
 });
@@ -107,7 +107,7 @@ function readMatch(by: MatchField, match: ActionInput<'user-lookup-match'>['matc
 async function matchExtraInfo(deps: Deps, wanted: JsonObject, after: number): Promise<number[]> {
   const matched: number[] = [];
   for (let from = after; ;) {
-    const batch = await deps.store.userAdmin.extraInfoPage(from, SCAN_BATCH);
+    const batch = await deps.store.users.extraInfoPage(from, SCAN_BATCH);
     for (const row of batch) {
       if (!holdsItems(row.extraInfo, wanted)) continue;
       matched.push(row.userId);
@@ -127,11 +127,11 @@ const userLookupMatch = defineAction('user-lookup-match', {
     const after = input.after_user_id ?? 0;
     if (match.kind === 'dict') {
       const ids = await matchExtraInfo(deps, match.value, after);
-      const users = await deps.store.userAdmin.byIds(ids.slice(0, USER_PAGE_SIZE));
+      const users = await deps.store.users.byIds(ids.slice(0, USER_PAGE_SIZE));
       return ok({ user_info: users.map(userInfo), has_more: ids.length > USER_PAGE_SIZE });
     }
     const by = input.by as Exclude<MatchField, 'extra_info'>;
-    return ok(page(await deps.store.userAdmin.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
+    return ok(page(await deps.store.users.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
   },
 });
 

@@ -4,7 +4,7 @@ import { normaliseEmail } from '../protocol/index.js';
 import { fail, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
-import type { Credentials } from '../store/logins.js';
+import type { Credentials } from '../store/index.js';
 import { defineAction } from './define.js';
 import type { passwordActions } from '../protocol/actions/password.js';
 import type { Deps, FamilyHandlers, Meta } from './define.js';
@@ -53,9 +53,9 @@ async function replacePassword(
   event: string,
 ): Promise<void> {
   const now = deps.clock.now();
-  await deps.store.logins.setPasswordHash(userId, await deps.passwords.hasher.hash(newPassword), now);
+  await deps.store.users.setPasswordHash(userId, await deps.passwords.hasher.hash(newPassword), now);
   const sessions = await deps.store.sessions.deleteForUser(userId, keepSessionHash);
-  const keys = await deps.store.logins.revokeNoSessionKeys(userId);
+  const keys = await deps.store.users.revokeNoSessionKeys(userId);
   deps.audit.record({
     event,
     reqid: meta.reqid,
@@ -89,7 +89,7 @@ async function changePassword(
   keepSessionHash: string | null,
 ): Promise<Result<{ user_id: number | null; email: string | null }, ChangeCode>> {
   const none = { user_id: null, email: null };
-  const found = await deps.store.logins.byId(input.user_id);
+  const found = await deps.store.users.credentialsById(input.user_id);
   if (found === null || found.user.email !== normaliseEmail(input.email) || !found.user.isActive) {
     await deps.passwords.hasher.verifyDummy(input.current_password);
     return fail('user_not_found', none);
@@ -160,7 +160,7 @@ const userResetpass = defineAction('user-resetpass', {
   },
   async handle(deps, input, meta) {
     const session = await deps.store.sessions.find(hashToken(input.session_token), deps.clock.now());
-    const found = await deps.store.logins.byEmail(normaliseEmail(input.email_address));
+    const found = await deps.store.users.credentialsByEmail(normaliseEmail(input.email_address));
     if (session === null || found === null || !found.user.isActive) {
       await deps.passwords.hasher.verifyDummy(input.new_password);
       return fail(session === null ? 'session_not_found' : 'user_not_found');
@@ -179,7 +179,7 @@ const userResetpassNosession = defineAction('user-resetpass-nosession', {
     },
   },
   async handle(deps, input, meta) {
-    const found = await deps.store.logins.byEmail(normaliseEmail(input.email_address));
+    const found = await deps.store.users.credentialsByEmail(normaliseEmail(input.email_address));
     if (found === null || found.user.isActive !== input.required_active) {
       await deps.passwords.hasher.verifyDummy(input.new_password);
       return fail('required_active_mismatch');

@@ -46,14 +46,14 @@ const userNew = defineAction('user-new', {
     if (!isBoundedDict(extraInfo)) {
       return invalid([{ param: 'extra_info', problem: 'invalid value', required_type: ['dict', 'None'] }], none);
     }
-    if (input.system_id != null && (await deps.store.logins.systemIdTaken(input.system_id))) {
+    if (input.system_id != null && (await deps.store.users.systemIdTaken(input.system_id))) {
       return fail('system_id_taken', { ...none, user_email: email.email });
     }
     // Hashed before looking for an existing account: a taken address costs the same work.
     const passwordHash = await deps.passwords.hasher.hash(input.password);
     const now = deps.clock.now();
     const systemId = input.system_id ?? uuidV4(deps.random);
-    const outcome = await deps.store.logins.createSignup({
+    const outcome = await deps.store.users.createSignup({
       systemId,
       fullName,
       email: email.email,
@@ -70,7 +70,7 @@ const userNew = defineAction('user-new', {
     // enough; a verified one never is.
     const refreshed =
       !existing.emailVerified &&
-      (await deps.store.logins.refreshUnverified(
+      (await deps.store.users.refreshUnverified(
         existing.userId,
         { fullName, passwordHash, extraInfo, now },
         now - retryWaitHours * HOUR_MS,

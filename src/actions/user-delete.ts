@@ -40,7 +40,7 @@ const userDelete = defineAction('user-delete', {
       return invalid([{ param: 'password', problem: 'missing', required_type: 'str' }], none);
     }
 
-    const found = await deps.store.userAdmin.credentials(input.user_id, email);
+    const found = await deps.store.users.credentialsById(input.user_id, email);
     if (password !== undefined && !bySuperuser) {
       const lockedUntil = found?.user.lockedUntil ?? null;
       if (found === null || (lockedUntil !== null && lockedUntil > deps.clock.now())) {
@@ -54,7 +54,7 @@ const userDelete = defineAction('user-delete', {
     if (found === null) return fail('user_not_found', none);
     if (found.user.userRole === 'superuser') return fail('cannot_delete_superuser', none);
     // The statement re-checks the role, so a promotion that raced this request still protects the user.
-    if (!(await deps.store.userAdmin.remove(input.user_id, email))) return fail('user_not_found', none);
+    if (!(await deps.store.users.remove(input.user_id, email))) return fail('user_not_found', none);
     deps.audit.record({
       event: 'user-delete',
       reqid: meta.reqid,

@@ -28,8 +28,8 @@ import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import type { userEditActions } from '../protocol/actions/user-edit.js';
 import type { JsonObject, UserInfoDict } from '../protocol/index.js';
-import type { UserRecord } from '../store/records.js';
-import type { UserChanges } from '../store/user-admin.js';
+import type { UserRecord } from '../store/index.js';
+import type { UserChanges } from '../store/index.js';
 import { CAS_ATTEMPTS, casBackoff } from './cas-retry.js';
 import { defineAction } from './define.js';
 import type { Deps, FamilyHandlers } from './define.js';
@@ -83,7 +83,7 @@ async function write(
     if (email === null) return fail('invalid_email', none);
     changes.email = email;
   }
-  const outcome = await deps.store.userAdmin.edit(plan.target, changes, deps.clock.now(), extraInfo);
+  const outcome = await deps.store.users.edit(plan.target, changes, deps.clock.now(), extraInfo);
   if (outcome === 'email_taken') return fail('email_taken', none);
   if (outcome === 'not_found') return fail('user_not_found', none);
   if (outcome === 'conflict') return 'conflict';
@@ -107,7 +107,7 @@ async function applyMergingEdit(deps: Deps, plan: EditPlan): Promise<Result<Edit
   const staged = stageChanges(deps, plan);
   if (typeof staged === 'string') return fail(staged, none);
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-    const current = await deps.store.userAdmin.forEdit(plan.target);
+    const current = await deps.store.users.forEdit(plan.target);
     if (current === null) return fail('user_not_found', none);
     let extraInfo: { previousText: string | null; next: JsonObject } | undefined;
     if (plan.update.extraInfo !== undefined) {

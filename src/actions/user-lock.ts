@@ -45,9 +45,7 @@ const userLock = defineAction('user-lock', {
 
     const now = deps.clock.now();
     const outcome =
-      input.action === 'lock'
-        ? await deps.store.userAdmin.lock(target, now)
-        : await deps.store.userAdmin.unlock(target, now);
+      input.action === 'lock' ? await deps.store.users.lock(target, now) : await deps.store.users.unlock(target, now);
     if (outcome === null) return fail('user_not_found', none);
     deps.audit.record({
       event: input.action === 'lock' ? 'user-lock' : 'user-unlock',

@@ -20,8 +20,8 @@ const userSetEmailverified = defineAction('user-set-emailverified', {
   },
   async handle(deps, input, meta) {
     const email = normaliseEmail(input.email);
-    const changed = await deps.store.userAdmin.markVerified(email, deps.clock.now());
-    const user = await deps.store.userAdmin.byEmail(email);
+    const changed = await deps.store.users.markVerified(email, deps.clock.now());
+    const user = await deps.store.users.byEmail(email);
     if (user === null) {
       return fail('user_not_found', {
         user_id: null,
@@ -47,8 +47,8 @@ const userSetEmailsent = defineAction('user-set-emailsent', {
   },
   async handle(deps, input) {
     const email = normaliseEmail(input.email);
-    const found = await deps.store.userAdmin.markEmailSent(email, input.email_type, deps.clock.now());
-    const user = found ? await deps.store.userAdmin.byEmail(email) : null;
+    const found = await deps.store.users.markEmailSent(email, input.email_type, deps.clock.now());
+    const user = found ? await deps.store.users.byEmail(email) : null;
     if (user === null) {
       return fail('user_not_found', {
         user_id: null,

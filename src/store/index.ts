@@ -1,41 +1,44 @@
 /**
- * The store: repos over one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
+ * The store: repos by aggregate (users, sessions) over Objection models (models/), on one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
  * records and take times from the caller's injected clock, never from the database. Every repo is
  * wrapped once here so that a database that cannot be reached surfaces as `UnavailableError`
  * (503), never as a 500 (unavailable.ts).
  */
-import type { Knex } from 'knex';
 import { purgeExpired } from './cleanup.js';
 import type { PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
-import type { Db, DbLimits } from './db.js';
+import type { DbLimits } from './db.js';
 import type { Dialect } from './dialect.js';
-import { loginRepo } from './logins.js';
-import type { LoginRepo } from './logins.js';
+import { rememberKnex } from './direct-sql.js';
 import { migrate } from './migrations.js';
+import { openDb } from './open-db.js';
+import { bindModels } from './models/bind.js';
 import type { MigrateOptions } from './migrations.js';
-import { openMysql } from './mysql.js';
-import { openPg } from './pg.js';
 import { sessionRepo } from './sessions.js';
 import type { SessionRepo } from './sessions.js';
-import { openSqlite } from './sqlite.js';
 import { guardRepo } from './unavailable.js';
 import type { DatabaseTarget } from './url.js';
-import { userAdminRepo } from './user-admin.js';
-import type { UserAdminRepo } from './user-admin.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
 
+export type { SessionRepo, SessionWithUser } from './sessions.js';
+export type {
+  ColumnMatch,
+  Credentials,
+  EditOutcome,
+  FailureCount,
+  LockOutcome,
+  UserChanges,
+  UserRepo,
+  UserStanding,
+} from './user-repo.js';
+export type { SessionRecord, UserRecord } from './records.js';
+
 export interface Store {
   readonly dialect: Dialect;
-  readonly knex: Knex;
-  /** The open database, for repos and helpers (atomic.ts) built on it. */
-  readonly db: Db;
+  /** The user aggregate: lookups, credentials and the lock-out counter, sign-up, administration. */
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
-  readonly logins: LoginRepo;
-  /** Listing and matching, edits, superuser locks, deletion, the email-verification marks. */
-  readonly userAdmin: UserAdminRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -45,28 +48,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function openDb(target: DatabaseTarget, limits: DbLimits = SERVING_LIMITS): Db {
-  switch (target.dialect) {
-    case 'sqlite':
-      return openSqlite(target);
-    case 'pg':
-      return openPg(target, limits);
-    case 'mysql':
-      return openMysql(target, limits);
-  }
-}
-
 export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIMITS): Store {
   const db = openDb(target, limits);
   const { knex, dialect } = db;
-  return {
+  const models = bindModels(knex, dialect);
+  const store: Store = {
     dialect,
-    knex,
-    db,
-    users: guardRepo(userRepo(db)),
-    sessions: guardRepo(sessionRepo(db)),
-    logins: guardRepo(loginRepo(db)),
-    userAdmin: guardRepo(userAdminRepo(db)),
+    users: guardRepo(userRepo(db, models)),
+    sessions: guardRepo(sessionRepo(db, models)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {
@@ -74,11 +63,11 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), budgetMs);
       });
-      const probe = knex('users')
+      const probe = models.User.query()
         .select('user_role')
         .where('user_id', 1)
         .first()
-        .then((row: { user_role?: unknown } | undefined) => row?.user_role === 'superuser')
+        .then((user) => user?.user_role === 'superuser')
         .catch(() => false);
       try {
         return await Promise.race([probe, timeout]);
@@ -88,4 +77,6 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     },
     close: () => db.close(),
   };
+  rememberKnex(store, knex);
+  return store;
 }

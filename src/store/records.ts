@@ -1,6 +1,8 @@
-/** Plain records the repos return: never raw rows, whose types differ per database (trap S4). */
+/**
+ * Plain records the repos return: never raw rows or model instances, whose types differ per database
+ * (trap S4). The models (models/) map the rows; the records carry times as epoch ms, like the clock.
+ */
 import type { JsonObject } from '../protocol/index.js';
-import { boolFromDb, intFromDb, jsonFromDb, optionalTimeFromDb, timeFromDb } from './dialect.js';
 
 export interface UserRecord {
   readonly userId: number;
@@ -66,40 +68,3 @@ export const SESSION_COLUMNS = [
 ] as const;
 
 export type Row = Readonly<Record<string, unknown>>;
-
-export function userFromRow(row: Row, prefix = ''): UserRecord {
-  const col = (name: string): unknown => row[prefix + name];
-  return {
-    userId: intFromDb(col('user_id')),
-    systemId: String(col('system_id')),
-    fullName: col('full_name') === null ? null : String(col('full_name')),
-    email: String(col('email')),
-    emailVerified: boolFromDb(col('email_verified')),
-    isActive: boolFromDb(col('is_active')),
-    userRole: String(col('user_role')),
-    previousRole: col('previous_role') === null ? null : String(col('previous_role')),
-    extraInfo: jsonFromDb<JsonObject | null>(col('extra_info'), null),
-    createdOn: timeFromDb(col('created_on')),
-    lastUpdated: timeFromDb(col('last_updated')),
-    lastLoginTry: optionalTimeFromDb(col('last_login_try')),
-    lastLoginSuccess: optionalTimeFromDb(col('last_login_success')),
-    failedLoginTries: intFromDb(col('failed_login_tries')),
-    lockedUntil: optionalTimeFromDb(col('locked_until')),
-    emailverifySentDatetime: optionalTimeFromDb(col('emailverify_sent_datetime')),
-    emailforgotpassSentDatetime: optionalTimeFromDb(col('emailforgotpass_sent_datetime')),
-    emailchangepassSentDatetime: optionalTimeFromDb(col('emailchangepass_sent_datetime')),
-  };
-}
-
-export function sessionFromRow(row: Row, prefix = ''): SessionRecord {
-  const col = (name: string): unknown => row[prefix + name];
-  return {
-    tokenHash: String(col('token_hash')),
-    userId: intFromDb(col('user_id')),
-    ipAddress: String(col('ip_address')),
-    userAgent: String(col('user_agent')),
-    created: timeFromDb(col('created')),
-    expires: timeFromDb(col('expires')),
-    extraInfo: jsonFromDb<JsonObject>(col('extra_info_json'), {}),
-  };
-}

@@ -1,7 +1,10 @@
-import type { Knex } from 'knex';
+/**
+ * The sessions repo, over the Session model. `findWithUser` is session-exists' hot read: a cached
+ * prepared statement (the SQL is still built by knex), whose row both models parse.
+ */
 import type { Db } from './db.js';
-import { jsonToDb, timeToDb } from './dialect.js';
-import { SESSION_COLUMNS, USER_COLUMNS, sessionFromRow, userFromRow } from './records.js';
+import type { Models } from './models/bind.js';
+import { SESSION_COLUMNS, USER_COLUMNS } from './records.js';
 import type { Row, SessionRecord, UserRecord } from './records.js';
 
 export interface SessionWithUser {
@@ -35,76 +38,81 @@ export interface SessionRepo {
 /** Prefixes keep user and session columns apart in the joined row. */
 const JOINED = [...USER_COLUMNS.map((c) => `u.${c} as u_${c}`), ...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}`)];
 
-export function sessionRepo(db: Db): SessionRepo {
-  const { knex, dialect } = db;
-  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+/** The columns of a joined row that carry `prefix`, without it. */
+function unprefixed(row: Row, prefix: string, columns: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) out[column] = row[prefix + column];
+  return out;
+}
 
-  const joinedQuery = (tokenHash: string, now: number): Knex.QueryBuilder =>
-    knex('sessions as s')
+export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
+  const t = (ms: number): number | Date => Session.dbTime(ms);
+
+  const joined = db.hotRead('authsvc_session_with_user', () =>
+    Session.knex()('sessions as s')
       .join('users as u', 'u.user_id', 's.user_id')
       .select(JOINED)
-      .where('s.token_hash', tokenHash)
-      .andWhere('s.expires', '>', t(now));
-
-  // The hot read of session-exists: a cached prepared statement (the SQL is still knex's).
-  const joined = db.hotRead('authsvc_session_with_user', () => joinedQuery('', 0));
-
-  const toWithUser = (row: Row): SessionWithUser => ({
-    session: sessionFromRow(row, 's_'),
-    user: userFromRow(row, 'u_'),
-  });
+      .where('s.token_hash', '')
+      .andWhere('s.expires', '>', t(0)),
+  );
 
   return {
     async create(session) {
-      // One statement: the session is inserted only if its user exists.
+      // One statement: the session is inserted only if its user exists. The model writes the values.
+      const values = Session.fromJson(Session.fromRecord(session)).$toDatabaseJson();
+      const knex = Session.knex();
       await knex.into(knex.raw('?? (??, ??, ??, ??, ??, ??, ??)', ['sessions', ...SESSION_COLUMNS])).insert(
-        knex('users')
+        User.knexQuery()
           .select(
             knex.raw('?, user_id, ?, ?, ?, ?, ?', [
-              session.tokenHash,
-              session.ipAddress,
-              session.userAgent,
-              t(session.created),
-              t(session.expires),
-              jsonToDb(session.extraInfo),
-            ]),
+              values['token_hash'],
+              values['ip_address'],
+              values['user_agent'],
+              values['created'],
+              values['expires'],
+              values['extra_info_json'],
+            ] as Array<string | number | Date>),
           )
           .where('user_id', session.userId),
       );
-      const found: unknown = await knex('sessions').where('token_hash', session.tokenHash).first('token_hash');
+      const found = await Session.query().select('token_hash').where('token_hash', session.tokenHash).first();
       return found !== undefined;
     },
 
     async findWithUser(tokenHash, now) {
       const row = await joined.first([tokenHash, t(now)]);
-      return row === undefined ? null : toWithUser(row);
+      if (row === undefined) return null;
+      return {
+        session: Session.fromDatabaseJson(unprefixed(row, 's_', SESSION_COLUMNS)).toRecord(),
+        user: User.fromDatabaseJson(unprefixed(row, 'u_', USER_COLUMNS)).toRecord(),
+      };
     },
 
     async find(tokenHash, now) {
-      const row = (await knex('sessions')
+      const session = await Session.query()
         .select(SESSION_COLUMNS)
         .where('token_hash', tokenHash)
         .andWhere('expires', '>', t(now))
-        .first()) as Row | undefined;
-      return row === undefined ? null : sessionFromRow(row);
+        .first();
+      return session?.toRecord() ?? null;
     },
 
     async delete(tokenHash) {
-      return (await knex('sessions').where('token_hash', tokenHash).del()) > 0;
+      return (await Session.query().delete().where('token_hash', tokenHash)) > 0;
     },
 
     async deleteForUser(userId, keepHash) {
-      const query = knex('sessions').where('user_id', userId);
-      if (keepHash !== null) query.andWhereNot('token_hash', keepHash);
-      return query.del();
+      const query = Session.query().delete().where('user_id', userId);
+      if (keepHash !== null) void query.andWhereNot('token_hash', keepHash);
+      return query;
     },
 
     async swapExtraInfo(tokenHash, previous, next, now) {
-      const changed = await knex('sessions')
+      const changed = await Session.query()
+        .patch({ extra_info_json: next })
         .where('token_hash', tokenHash)
-        .andWhere('extra_info_json', jsonToDb(previous))
-        .andWhere('expires', '>', t(now))
-        .update({ extra_info_json: jsonToDb(next) });
+        .andWhere('extra_info_json', JSON.stringify(previous))
+        .andWhere('expires', '>', t(now));
       return changed > 0;
     },
   };

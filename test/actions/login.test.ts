@@ -7,6 +7,7 @@ import { GOOD_PASSWORD, countingQueue, openSession, signUp, storedUser, verified
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const DID_NOT_WORK = ["Sorry, that user ID and password combination didn't work."];
 const MINUTE = 60_000;
@@ -164,7 +165,7 @@ forEachDatabase((db) => {
       const old = await createHasher({ kind: 'argon2id', memoryCost: 2048, timeCost: 1, parallelism: 1 }).hash(
         GOOD_PASSWORD,
       );
-      await server.app.store.knex('users').where('user_id', userId).update({ password: old });
+      await sqlOf(server.app.store)('users').where('user_id', userId).update({ password: old });
       assert.equal((await login('rehash@example.org', GOOD_PASSWORD)).success, true);
       assert.match(String((await storedUser(server, userId))['password']), /m=1024,/);
     });
@@ -216,7 +217,7 @@ forEachDatabase((db) => {
       assert.deepEqual(reply.messages, ['Logout successful.']);
       const again = await server.call('user-logout', { session_token: token, user_id: userId });
       assert.equal(!again.success && again.failure_reason, 'session does not exist or expired');
-      const rows = await server.app.store.knex('sessions').where('token_hash', hashToken(token));
+      const rows = await sqlOf(server.app.store)('sessions').where('token_hash', hashToken(token));
       assert.equal(rows.length, 0);
     });
 

@@ -5,6 +5,7 @@ import { GOOD_PASSWORD, openSession, storedUser, verifiedUser } from '../helpers
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const NEW_PASSWORD = 'quartz-lantern-meadow-93';
 
@@ -21,7 +22,7 @@ forEachDatabase((db) => {
       const t = (ms: number) => timeToDb(server.app.store.dialect, ms);
       const now = server.clock.now();
       const hex = (c: string) => c.repeat(64);
-      await server.app.store.knex('apikeys_nosession').insert({
+      await sqlOf(server.app.store)('apikeys_nosession').insert({
         tkn_hash: hex(String(userId % 10)),
         family_id: hex('f'),
         user_id: userId,
@@ -35,7 +36,7 @@ forEachDatabase((db) => {
         not_valid_before: t(now),
         expires: t(now + 3_600_000),
       });
-      await server.app.store.knex('refresh_tokens').insert({
+      await sqlOf(server.app.store)('refresh_tokens').insert({
         token_hash: hex(String((userId + 1) % 10)),
         family_id: hex('f'),
         apikey_hash: hex(String(userId % 10)),
@@ -46,8 +47,8 @@ forEachDatabase((db) => {
       });
     }
     const keysOf = async (userId: number) =>
-      (await server.app.store.knex('apikeys_nosession').where('user_id', userId)).length +
-      (await server.app.store.knex('refresh_tokens').where('user_id', userId)).length;
+      (await sqlOf(server.app.store)('apikeys_nosession').where('user_id', userId)).length +
+      (await sqlOf(server.app.store)('refresh_tokens').where('user_id', userId)).length;
     const sessionAlive = async (token: string) =>
       (await server.call('session-exists', { session_token: token })).success;
     const canLogIn = async (email: string, password: string) =>

@@ -4,6 +4,7 @@ import { hashToken } from '../../src/domain/tokens.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const DAY = 86_400_000;
 forEachDatabase((db) => {
@@ -43,9 +44,9 @@ forEachDatabase((db) => {
 
     it('stores only the SHA-256 hash of the token', async () => {
       const token = await tokenOf();
-      const rows = await server.app.store.knex('sessions').select('token_hash');
+      const rows = await sqlOf(server.app.store)('sessions').select('token_hash');
       assert.ok(rows.some((r: { token_hash: string }) => r.token_hash === hashToken(token)));
-      const dump = JSON.stringify(await server.app.store.knex('sessions').select('*'));
+      const dump = JSON.stringify(await sqlOf(server.app.store)('sessions').select('*'));
       assert.ok(!dump.includes(token), 'the token itself is nowhere in the table');
     });
 

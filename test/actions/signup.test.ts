@@ -4,6 +4,7 @@ import { forEachDatabase } from '../helpers/databases.js';
 import { GOOD_PASSWORD, countingQueue, markVerified, storedUser } from '../helpers/accounts.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const CREATED = ['User account created. Please verify your email address to log in.'];
 const HOUR = 3_600_000;
@@ -123,7 +124,7 @@ forEachDatabase((db) => {
       const replies = await Promise.all(Array.from({ length: 8 }, () => signUp({ email: 'race@example.org' })));
       assert.equal(replies.filter((r) => r.success).length, 1);
       assert.equal(replies.filter((r) => !r.success && r.failure_reason === 'user exists').length, 7);
-      const rows = await server.app.store.knex('users').where('email', 'race@example.org');
+      const rows = await sqlOf(server.app.store)('users').where('email', 'race@example.org');
       assert.equal(rows.length, 1);
     });
 

@@ -7,6 +7,7 @@ import { startTestServer, testHasher } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const DAY = 86_400_000;
 const PASSWORD = 'the right horse battery';
@@ -110,8 +111,7 @@ forEachDatabase((db) => {
 
     it('refuses a temporarily locked account, even with the right password, until the lock ends', async () => {
       const store = server.app.store;
-      await store
-        .knex('users')
+      await sqlOf(store)('users')
         .where('user_id', 9)
         .update({ locked_until: timeToDb(store.dialect, server.clock.now() + 60_000) });
       await refused(
@@ -185,8 +185,7 @@ forEachDatabase((db) => {
 
     it('runs exactly one verification on every password path, failing or not', async () => {
       const store = timed.app.store;
-      await store
-        .knex('users')
+      await sqlOf(store)('users')
         .where('user_id', 11)
         .update({ locked_until: timeToDb(store.dialect, timed.clock.now() + 60_000) });
       const cases: Array<[string, Record<string, unknown>]> = [

@@ -6,6 +6,7 @@ import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
@@ -358,8 +359,7 @@ forEachDatabase((db) => {
     });
 
     it('merges into a stored extra_info holding a `__proto__` key without reaching any prototype', async () => {
-      await server.app.store
-        .knex('users')
+      await sqlOf(server.app.store)('users')
         .where('user_id', 11)
         .update({ extra_info: '{"__proto__": {"admin": true}, "a": 1}' });
       const reply = await internal(11, { extra_info: { b: 2 } });
@@ -369,7 +369,7 @@ forEachDatabase((db) => {
     });
 
     it('merges extra_info from null and keeps every item of concurrent edits', async () => {
-      await server.app.store.knex('users').where('user_id', 10).update({ extra_info: null });
+      await sqlOf(server.app.store)('users').where('user_id', 10).update({ extra_info: null });
       const edits = Array.from({ length: 20 }, (_, i) => internal(10, { extra_info: { [`k${i}`]: i } }));
       for (const reply of await Promise.all(edits)) assert.equal(reply.success, true, JSON.stringify(reply));
       const listed = await server.call('user-list', { user_id: 10 });

@@ -5,6 +5,7 @@ import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { insertUsers } from '../helpers/users.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const USER_INFO_KEYS = [
   'created_on',
@@ -50,9 +51,8 @@ forEachDatabase((db) => {
       ],
       CREATED,
     );
-    await store.knex('users').where('user_id', 8).update({ extra_info: null });
-    await store
-      .knex('users')
+    await sqlOf(store)('users').where('user_id', 8).update({ extra_info: null });
+    await sqlOf(store)('users')
       .where('user_id', 4)
       .update({
         last_login_try: timeToDb(store.dialect, CREATED + 1),
@@ -191,8 +191,7 @@ forEachDatabase((db) => {
       return ids(reply.success ? reply.response.user_info : []);
     };
     const systemId = async (userId: number): Promise<string> => {
-      const row: { system_id: string } = await server.app.store
-        .knex('users')
+      const row: { system_id: string } = await sqlOf(server.app.store)('users')
         .where('user_id', userId)
         .first('system_id');
       return row.system_id;

@@ -11,6 +11,7 @@ import { createHashQueue } from '../../src/passwords/hash-queue.js';
 import type { HashQueue } from '../../src/passwords/hash-queue.js';
 import { timeToDb } from '../../src/store/dialect.js';
 import type { TestServer } from './server.js';
+import { sqlOf } from './sql.js';
 
 export const GOOD_PASSWORD = 'plinth-orchard-vapour-42';
 const DAY = 86_400_000;
@@ -29,8 +30,7 @@ export async function signUp(
 
 /** Marks an account verified and active, as user-set-emailverified does. */
 export async function markVerified(server: TestServer, userId: number): Promise<void> {
-  await server.app.store
-    .knex('users')
+  await sqlOf(server.app.store)('users')
     .where('user_id', userId)
     .update({
       email_verified: true,
@@ -62,7 +62,7 @@ export async function openSession(server: TestServer, userId: number | null = nu
 
 /** The user's row as stored (the lock-out columns included). */
 export async function storedUser(server: TestServer, userId: number): Promise<Record<string, unknown>> {
-  const row = (await server.app.store.knex('users').where('user_id', userId).first()) as
+  const row = (await sqlOf(server.app.store)('users').where('user_id', userId).first()) as
     Record<string, unknown> | undefined;
   assert.ok(row, `user ${userId} exists`);
   return row;
@@ -109,7 +109,7 @@ export async function insertKeyRows(store: Store, userId: number, sessionToken: 
     not_valid_before: t(nowMs),
     expires: t(nowMs + DAY),
   };
-  await store.knex('apikeys').insert({
+  await sqlOf(store)('apikeys').insert({
     ...common,
     tkn_hash: hex(),
     session_hash: hashToken(sessionToken),
@@ -117,8 +117,8 @@ export async function insertKeyRows(store: Store, userId: number, sessionToken: 
   });
   const family = hex();
   const key = hex();
-  await store.knex('apikeys_nosession').insert({ ...common, tkn_hash: key, family_id: family });
-  await store.knex('refresh_tokens').insert({
+  await sqlOf(store)('apikeys_nosession').insert({ ...common, tkn_hash: key, family_id: family });
+  await sqlOf(store)('refresh_tokens').insert({
     token_hash: hex(),
     family_id: family,
     apikey_hash: key,
@@ -134,7 +134,7 @@ export async function insertKeyRows(store: Store, userId: number, sessionToken: 
 export async function rowsOf(store: Store, userId: number): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of ['users', 'sessions', 'apikeys', 'apikeys_nosession', 'refresh_tokens']) {
-    const rows: Array<{ n: unknown }> = await store.knex(table).where('user_id', userId).count({ n: '*' });
+    const rows: Array<{ n: unknown }> = await sqlOf(store)(table).where('user_id', userId).count({ n: '*' });
     const [row] = rows;
     counts[table] = Number(row?.n ?? 0);
   }
@@ -143,5 +143,5 @@ export async function rowsOf(store: Store, userId: number): Promise<Record<strin
 
 /** The stored row of a user, or undefined, for checks of columns no action returns (previous_role). */
 export async function storedRow(store: Store, userId: number): Promise<Record<string, unknown> | undefined> {
-  return (await store.knex('users').where('user_id', userId).first()) as Record<string, unknown> | undefined;
+  return (await sqlOf(store)('users').where('user_id', userId).first()) as Record<string, unknown> | undefined;
 }

@@ -19,6 +19,7 @@ import type { DatabaseTarget } from '../../src/store/url.js';
 import { FrozenClock } from './clock.js';
 import type { TestDatabase } from './databases.js';
 import { databaseDigest } from './digest.js';
+import { sqlOf } from './sql.js';
 
 /** Cheap argon2 parameters: tests exercise logic, not hash cost. */
 export const TEST_PASSHASH = { kind: 'argon2id', memoryCost: 1024, timeCost: 1, parallelism: 1 } as const;
@@ -139,7 +140,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (reply.reqid !== reqid) throw new Error('reqid mismatch');
       return reply;
     },
-    digest: () => databaseDigest(app.store.knex),
+    digest: () => databaseDigest(sqlOf(app.store)),
     async close() {
       await app.close();
       if (options.basedir === undefined) rmSync(basedir, { recursive: true, force: true });

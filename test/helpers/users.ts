@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/index.js';
 import { timeToDb } from '../../src/store/dialect.js';
+import { sqlOf } from './sql.js';
 
 export interface TestUser {
   readonly userId: number;
@@ -21,7 +22,7 @@ export interface TestUser {
 
 export async function insertUsers(store: Store, users: readonly TestUser[], nowMs = Date.now()): Promise<void> {
   const now = timeToDb(store.dialect, nowMs);
-  await store.knex('users').insert(
+  await sqlOf(store)('users').insert(
     users.map((user) => ({
       user_id: user.userId,
       system_id: randomUUID(),
@@ -45,8 +46,7 @@ export async function updateUser(
   userId: number,
   changes: { readonly role?: string; readonly active?: boolean },
 ): Promise<void> {
-  await store
-    .knex('users')
+  await sqlOf(store)('users')
     .where('user_id', userId)
     .update({
       ...(changes.role === undefined ? {} : { user_role: changes.role }),

@@ -5,6 +5,7 @@ import { rawRequest } from '../helpers/http.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 forEachDatabase((db) => {
   let server: TestServer;
@@ -243,7 +244,7 @@ forEachDatabase((db) => {
     it('answers 503 "down" when the database no longer answers', async () => {
       const broken = await startTestServer({ database: db });
       try {
-        await broken.app.store.knex.raw('UPDATE users SET user_role = ? WHERE user_id = 1', ['staff']);
+        await sqlOf(broken.app.store).raw('UPDATE users SET user_role = ? WHERE user_id = 1', ['staff']);
         const response = await fetch(new URL('/health', broken.url));
         assert.equal(response.status, 503);
         const body = (await response.json()) as Record<string, unknown>;

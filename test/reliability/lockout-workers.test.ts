@@ -9,6 +9,7 @@ import { openStore } from '../../src/store/index.js';
 import { forEachDatabase, urlOf } from '../helpers/databases.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
 import type { AuthsvcProcess } from '../helpers/process.js';
+import { sqlOf } from '../helpers/sql.js';
 
 async function call(
   server: AuthsvcProcess,
@@ -42,8 +43,7 @@ forEachDatabase((db) => {
         });
         assert.equal(signup['success'], true, JSON.stringify(signup));
         const userId = (signup['response'] as { user_id: number }).user_id;
-        await store
-          .knex('users')
+        await sqlOf(store)('users')
           .where('user_id', userId)
           .update({ email_verified: true, is_active: true, user_role: 'authenticated' });
 
@@ -65,8 +65,7 @@ forEachDatabase((db) => {
           ),
         );
         assert.ok(replies.every((r) => r['success'] === false));
-        const row: { failed_login_tries: unknown; locked_until: unknown } = await store
-          .knex('users')
+        const row: { failed_login_tries: unknown; locked_until: unknown } = await sqlOf(store)('users')
           .where('user_id', userId)
           .first('failed_login_tries', 'locked_until');
         assert.equal(Number(row.failed_login_tries), 20);

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { CREDENTIALS_FILE } from '../../src/setup/credentials.js';
 import { parseDatabaseUrl } from '../../src/store/url.js';
 import { startTestServer } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -23,8 +24,7 @@ describe('SQLite storage', () => {
     const server = await startTestServer({ basedir });
     try {
       assert.equal(statSync(join(basedir, 'authsvc.sqlite')).mode & 0o777, 0o600);
-      const users = await server.app.store
-        .knex('users')
+      const users = await sqlOf(server.app.store)('users')
         .select('user_id', 'email', 'user_role', 'is_active', 'email_verified')
         .orderBy('user_id');
       assert.deepEqual(
@@ -41,9 +41,9 @@ describe('SQLite storage', () => {
           [3, 'dummyuser@localhost', 'locked', false, false],
         ],
       );
-      const journal: unknown = await server.app.store.knex.raw('PRAGMA journal_mode');
+      const journal: unknown = await sqlOf(server.app.store).raw('PRAGMA journal_mode');
       assert.deepEqual(journal, [{ journal_mode: 'wal' }]);
-      const fk: unknown = await server.app.store.knex.raw('PRAGMA foreign_keys');
+      const fk: unknown = await sqlOf(server.app.store).raw('PRAGMA foreign_keys');
       assert.deepEqual(fk, [{ foreign_keys: 1 }]);
     } finally {
       await server.close();
@@ -53,8 +53,7 @@ describe('SQLite storage', () => {
   it('stores times as integer milliseconds from the injected clock', async () => {
     const server = await startTestServer();
     try {
-      const row: { created_on?: unknown } = await server.app.store
-        .knex('users')
+      const row: { created_on?: unknown } = await sqlOf(server.app.store)('users')
         .where('user_id', 1)
         .first('created_on');
       assert.equal(row.created_on, server.clock.now());
@@ -74,8 +73,7 @@ describe('SQLite storage', () => {
       assert.match(email ?? '', /^[a-z0-9._-]+@localhost$/);
       assert.ok((password ?? '').length >= 20);
       assert.deepEqual(rest, []);
-      const stored: { email: string; password: string } = await server.app.store
-        .knex('users')
+      const stored: { email: string; password: string } = await sqlOf(server.app.store)('users')
         .where('user_id', 1)
         .first('email', 'password');
       assert.equal(stored.email, email);
@@ -129,7 +127,7 @@ describe('SQLite storage', () => {
   it('gives the first new row the id 4', async () => {
     const server = await startTestServer();
     try {
-      const [id] = await server.app.store.knex('users').insert({
+      const [id] = await sqlOf(server.app.store)('users').insert({
         system_id: 's4',
         email: 'four@example.org',
         password: 'x',

@@ -5,17 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { randomSource } from '../../src/domain/random.js';
-import { atomicUpdate } from '../../src/store/atomic.js';
 import { withCleanupLock } from '../../src/store/cleanup.js';
 import { timeToDb } from '../../src/store/dialect.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { MAINTENANCE_LIMITS } from '../../src/store/db.js';
+import { openDb } from '../../src/store/open-db.js';
 import { seedFixedAccounts } from '../../src/store/seed.js';
 import type { DatabaseTarget } from '../../src/store/url.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { testHasher } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
 
 const HOUR = 3_600_000;
 
@@ -46,7 +47,7 @@ forEachDatabase((db) => {
   };
   const addUser = async (store: Store, email: string, extra: Record<string, unknown> = {}): Promise<number> => {
     const t = timeToDb(store.dialect, clock.now());
-    await store.knex('users').insert({
+    await sqlOf(store)('users').insert({
       system_id: `sys-${email}`,
       email,
       password: 'x',
@@ -57,7 +58,7 @@ forEachDatabase((db) => {
       last_updated: t,
       ...extra,
     });
-    const row: { user_id: unknown } = await store.knex('users').where('email', email).first('user_id');
+    const row: { user_id: unknown } = await sqlOf(store)('users').where('email', email).first('user_id');
     return Number(row.user_id);
   };
 
@@ -67,7 +68,7 @@ forEachDatabase((db) => {
       const [a, b] = [open(target), open(target)];
       const results = await Promise.all([setUp(a, 'one@example.org'), setUp(b, 'two@example.org')]);
       assert.equal(results.filter((r) => r.created !== null).length, 1);
-      const rows = (await a.knex('users').select('user_id', 'user_role').orderBy('user_id')) as Array<{
+      const rows = (await sqlOf(a)('users').select('user_id', 'user_role').orderBy('user_id')) as Array<{
         user_id: unknown;
         user_role: string;
       }>;
@@ -90,11 +91,11 @@ forEachDatabase((db) => {
       const target = await db.fresh();
       const first = open(target);
       await setUp(first);
-      const before = await first.knex('users').select('*').orderBy('user_id');
+      const before = await sqlOf(first)('users').select('*').orderBy('user_id');
       const second = open(target);
       const again = await setUp(second, 'other@example.org');
       assert.equal(again.created, null);
-      assert.deepEqual(await second.knex('users').select('*').orderBy('user_id'), before);
+      assert.deepEqual(await sqlOf(second)('users').select('*').orderBy('user_id'), before);
       assert.equal(await addUser(second, 'next@example.org'), 4);
     });
   });
@@ -105,7 +106,7 @@ forEachDatabase((db) => {
       const emails = ['jose@x.com', 'JOSE@x.com', 'josé@x.com', 'jose@x.com '];
       for (const email of emails) await addUser(store, email);
       for (const email of emails) {
-        const rows: Array<{ email: string }> = await store.knex('users').where('email', email).select('email');
+        const rows: Array<{ email: string }> = await sqlOf(store)('users').where('email', email).select('email');
         assert.deepEqual(
           rows.map((r) => r.email),
           [email],
@@ -185,64 +186,51 @@ forEachDatabase((db) => {
     });
   });
 
-  describe('atomic updates', () => {
-    const increment = (store: Store, userId: number) =>
-      atomicUpdate(store.db, {
-        table: 'users',
-        where: { user_id: userId },
-        column: 'failed_login_tries',
-        next: store.knex.raw('?? + 1', ['failed_login_tries']),
-        set: { last_login_try: timeToDb(store.dialect, clock.now()) },
-      });
+  describe("the lock-out counter (the store's one technique for atomic counters)", () => {
+    const TRIES = 10;
+    const fail = (store: Store, userId: number) => store.users.recordFailure(userId, clock.now(), TRIES, HOUR);
 
-    it('20 concurrent increments from two connection pools count 20, each seeing its own value', async () => {
+    it('20 concurrent failures from two connection pools count 20, each seeing its own value, and lock once', async () => {
       const target = await db.fresh();
       const [a, b] = [open(target), open(target)];
       await setUp(a);
-      const seen = await Promise.all(Array.from({ length: 20 }, (_, i) => increment(i % 2 === 0 ? a : b, 1)));
+      const seen = await Promise.all(Array.from({ length: 20 }, (_, i) => fail(i % 2 === 0 ? a : b, 1)));
       assert.deepEqual(
-        [...seen].sort((x, y) => (x ?? 0) - (y ?? 0)),
+        seen.map((s) => s?.count ?? 0).sort((x, y) => x - y),
         Array.from({ length: 20 }, (_, i) => i + 1),
       );
-      const row: { failed_login_tries: unknown } = await a
-        .knex('users')
-        .where('user_id', 1)
-        .first('failed_login_tries');
-      assert.equal(Number(row.failed_login_tries), 20);
+      assert.equal(seen.filter((s) => s?.lockedNow === true).length, 1);
+      assert.equal(new Set(seen.map((s) => s?.lockedUntil)).size, 2, 'no lock, then one lock time for all');
+      const user = await a.users.byId(1);
+      assert.equal(user?.failedLoginTries, 20);
+      assert.equal(user?.lockedUntil, clock.now() + HOUR);
+      assert.equal(user?.lastLoginTry, clock.now());
     });
 
     it('returns null when no row matches', async () => {
       const store = await ready();
-      assert.equal(await increment(store, 999_999), null);
+      assert.equal(await fail(store, 999_999), null);
     });
 
-    it('lets the other assignments read the old value of the counter on every database', async () => {
+    it('locks over the old count on every database, and starts again once the lock has expired', async () => {
       const store = await ready();
-      const lockAt = timeToDb(store.dialect, clock.now() + HOUR);
-      // "Lock when this failure makes the count exceed 2", written over the OLD count (trap S2).
-      const fail = () =>
-        atomicUpdate(store.db, {
-          table: 'users',
-          where: { user_id: 2 },
-          column: 'failed_login_tries',
-          next: store.knex.raw('?? + 1', ['failed_login_tries']),
-          set: {
-            locked_until: store.knex.raw('CASE WHEN ?? + 1 > 2 THEN ? ELSE ?? END', [
-              'failed_login_tries',
-              lockAt,
-              'locked_until',
-            ]),
-          },
-        });
-      const lockedUntil = async (): Promise<unknown> => {
-        const row: { locked_until: unknown } = await store.knex('users').where('user_id', 2).first('locked_until');
-        return row.locked_until;
+      const counts = async (n: number) => {
+        const seen = [];
+        for (let i = 0; i < n; i++) seen.push(await store.users.recordFailure(2, clock.now(), 2, HOUR));
+        return seen.map((s) => [s?.count, s?.lockedUntil !== null, s?.lockedNow]);
       };
-      assert.equal(await fail(), 1);
-      assert.equal(await fail(), 2);
-      assert.equal(await lockedUntil(), null);
-      assert.equal(await fail(), 3);
-      assert.notEqual(await lockedUntil(), null);
+      assert.deepEqual(await counts(4), [
+        [1, false, false],
+        [2, false, false],
+        [3, true, true],
+        [4, true, false],
+      ]);
+      const expired = new FrozenClock(clock.now() + HOUR);
+      const again = await store.users.recordFailure(2, expired.now(), 2, HOUR);
+      assert.deepEqual(again, { count: 1, lockedUntil: null, lockedNow: false });
+      await store.users.recordSuccess(2, expired.now());
+      const user = await store.users.byId(2);
+      assert.deepEqual([user?.failedLoginTries, user?.lockedUntil, user?.lastLoginSuccess], [0, null, expired.now()]);
     });
   });
 
@@ -278,11 +266,11 @@ forEachDatabase((db) => {
         not_valid_before: t(now - 2 * HOUR),
         expires: t(expires),
       });
-      await store.knex('apikeys_nosession').insert([
+      await sqlOf(store)('apikeys_nosession').insert([
         key('0a'.repeat(32), now - HOUR), // expired, no refresh token: goes
         key('0b'.repeat(32), now - HOUR), // expired, but a live refresh token can renew it: stays
       ]);
-      await store.knex('refresh_tokens').insert([
+      await sqlOf(store)('refresh_tokens').insert([
         {
           token_hash: '1a'.repeat(32),
           family_id: 'f'.repeat(64),
@@ -306,7 +294,7 @@ forEachDatabase((db) => {
       assert.equal(report.ran, true);
       assert.deepEqual(report.deleted, { refresh_tokens: 1, apikeys_nosession: 1, apikeys: 0, sessions: 2 });
       const left = async (table: string, column: string) =>
-        ((await store.knex(table).select(column).orderBy(column)) as Array<Record<string, string>>).map(
+        ((await sqlOf(store)(table).select(column).orderBy(column)) as Array<Record<string, string>>).map(
           (r) => r[column],
         );
       assert.deepEqual(await left('sessions', 'token_hash'), ['03'.repeat(32)]);
@@ -319,8 +307,13 @@ forEachDatabase((db) => {
         const target = await db.fresh();
         const [a, b] = [open(target), open(target)];
         await setUp(a);
-        const whileHeld = await withCleanupLock(b.db, () => a.purgeExpired(clock.now()));
-        assert.deepEqual(whileHeld, { ran: false, deleted: {} });
+        const holder = openDb(target, MAINTENANCE_LIMITS);
+        try {
+          const whileHeld = await withCleanupLock(holder, () => a.purgeExpired(clock.now()));
+          assert.deepEqual(whileHeld, { ran: false, deleted: {} });
+        } finally {
+          await holder.close();
+        }
         // Released after each run, so runs one after the other all get it.
         for (const store of [a, b, a]) assert.equal((await store.purgeExpired(0)).ran, true);
       });

@@ -1,0 +1,150 @@
+/**
+ * The users repo's administration (issue 6): edits, superuser locks, deletion, the email-verification
+ * marks. Statements that change a row on a condition of its own old values are single statements
+ * (compare-and-swap: the condition is in the WHERE, the new values over the old ones in the SET), so
+ * concurrent requests cannot interleave a read and a write (trap S2); the ones that must change several
+ * tables at once (a lock ends sessions and keys) run in a transaction whose first statement writes, so
+ * SQLite never has to upgrade a read lock (trap S6).
+ */
+import type { Knex } from 'knex';
+import { UniqueViolationError, raw, ref } from 'objection';
+import type { Models } from './models/bind.js';
+import type { UserModel } from './models/user.js';
+import { USER_COLUMNS } from './records.js';
+import type { UserRecord } from './records.js';
+import type { UserChanges, UserRepo } from './user-repo.js';
+
+type Admin = Pick<UserRepo, 'edit' | 'lock' | 'unlock' | 'remove' | 'markVerified' | 'markEmailSent'>;
+
+/** A write that would store an email another row holds (unique index), on any of the three databases. */
+function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof UniqueViolationError) return true;
+  if (!(error instanceof Error)) return false;
+  // Objection keeps the driver's error as `nativeError` when it cannot classify it.
+  const native = (error as Error & { nativeError?: unknown }).nativeError;
+  if (native !== undefined && native !== error) return isUniqueViolation(native);
+  const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
+  return (
+    code === '23505' || // PostgreSQL
+    errno === 1062 || // MariaDB/MySQL ER_DUP_ENTRY
+    code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}
+
+function columns(changes: UserChanges): Partial<UserModel> {
+  return {
+    ...(changes.fullName === undefined ? {} : { full_name: changes.fullName }),
+    ...(changes.email === undefined ? {} : { email: changes.email }),
+    ...(changes.emailVerified === undefined ? {} : { email_verified: changes.emailVerified }),
+    ...(changes.isActive === undefined ? {} : { is_active: changes.isActive }),
+    ...(changes.userRole === undefined ? {} : { user_role: changes.userRole }),
+  };
+}
+
+export function userAdmin({ User, Session }: Models): Admin {
+  const current = async (userId: number, trx?: Knex.Transaction): Promise<UserRecord | null> =>
+    (await User.query(trx).select(USER_COLUMNS).where('user_id', userId).first())?.toRecord() ?? null;
+
+  /** Ends every session (their session-tied keys cascade), no-session key and refresh token of a user. */
+  const endEverything = async (trx: Knex.Transaction, userId: number): Promise<number> => {
+    const ended = await Session.query(trx).delete().where('user_id', userId);
+    await trx('refresh_tokens').where('user_id', userId).del();
+    await trx('apikeys_nosession').where('user_id', userId).del();
+    return ended;
+  };
+
+  return {
+    async edit(userId, changes, now, extraInfo) {
+      const query = User.query()
+        .patch({
+          ...columns(changes),
+          ...(extraInfo === undefined ? {} : { extra_info: extraInfo.next }),
+          last_updated: new Date(now),
+        })
+        .where('user_id', userId);
+      if (extraInfo !== undefined) {
+        if (extraInfo.previousText === null) void query.whereNull('extra_info');
+        else void query.andWhere('extra_info', extraInfo.previousText);
+      }
+      let changed: number;
+      try {
+        changed = await query;
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'email_taken';
+        throw error;
+      }
+      if (changed > 0) return 'ok';
+      const exists = await User.query().select('user_id').where('user_id', userId).first();
+      return exists === undefined ? 'not_found' : 'conflict';
+    },
+
+    lock: (userId, now) =>
+      User.knex().transaction(async (trx) => {
+        // previous_role is assigned before user_role, so it takes the old role under MySQL's
+        // left-to-right SET as under simultaneous assignment. A user already locked by a superuser
+        // keeps the role remembered then.
+        const changed = await User.query(trx)
+          .patch({
+            previous_role: ref('user_role'),
+            user_role: 'locked',
+            is_active: false,
+            last_updated: new Date(now),
+          })
+          .where('user_id', userId)
+          .whereNull('previous_role');
+        const user = await current(userId, trx);
+        if (user === null) return null;
+        // Ended even when the account was locked already: nothing of a locked account stays usable.
+        const endedSessions = await endEverything(trx, userId);
+        return { user, changed: changed > 0, endedSessions };
+      }),
+
+    async unlock(userId, now) {
+      // One statement over the old values: the previous role comes back; the account is active again
+      // only if its email was verified and it was not locked before (a never-verified account stays
+      // locked and inactive, as it was). Under MySQL's left-to-right SET previous_role is cleared last.
+      const changed = await User.query()
+        .patch({
+          user_role: ref('previous_role'),
+          is_active: raw('(?? = ? AND ?? <> ?)', ['email_verified', true, 'previous_role', 'locked']),
+          previous_role: null,
+          last_updated: new Date(now),
+        })
+        .where('user_id', userId)
+        .whereNotNull('previous_role');
+      const user = await current(userId);
+      return user === null ? null : { user, changed: changed > 0, endedSessions: 0 };
+    },
+
+    async remove(userId, email) {
+      const deleted = await User.query()
+        .delete()
+        .where({ user_id: userId, email })
+        .andWhereNot('user_role', 'superuser');
+      return deleted > 0;
+    },
+
+    async markVerified(email, now) {
+      const changed = await User.query()
+        .patch({
+          email_verified: true,
+          is_active: true,
+          user_role: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', 'authenticated', 'user_role']),
+          last_updated: new Date(now),
+        })
+        .where('email', email)
+        .andWhere('email_verified', false)
+        .whereNull('previous_role');
+      return changed > 0;
+    },
+
+    async markEmailSent(email, kind, now) {
+      const at = new Date(now);
+      const sent = kind === 'signup' ? { emailverify_sent_datetime: at } : { emailforgotpass_sent_datetime: at };
+      const changed = await User.query()
+        .patch({ ...sent, last_updated: at })
+        .where('email', email);
+      return changed > 0;
+    },
+  };
+}

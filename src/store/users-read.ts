@@ -1,0 +1,103 @@
+/**
+ * The reads of the users repo. A user is looked up by id or by email through ONE prepared statement
+ * each (the login's and every initiator's hot read, trap S7), whatever the caller wants of the row: the
+ * record, the password hash, or extra_info's stored text for a compare-and-swap. Listings go through
+ * the model.
+ */
+import type { Db } from './db.js';
+import type { Models } from './models/bind.js';
+import type { UserModel } from './models/user.js';
+import { USER_COLUMNS } from './records.js';
+import type { Row, UserRecord } from './records.js';
+import type { Credentials, EditableUser, UserRepo } from './user-repo.js';
+
+export type UserReads = Pick<
+  UserRepo,
+  | 'byId'
+  | 'byEmail'
+  | 'credentialsById'
+  | 'credentialsByEmail'
+  | 'forEdit'
+  | 'standings'
+  | 'byIds'
+  | 'page'
+  | 'matchColumn'
+  | 'extraInfoPage'
+  | 'systemIdTaken'
+>;
+
+const TIMED = new Set(['created_on', 'last_login_try', 'last_login_success']);
+
+export function userReads(db: Db, { User }: Models): UserReads {
+  const columns = [...USER_COLUMNS, 'password'];
+  const byIdRead = db.hotRead('authsvc_credentials_by_id', () => User.knexQuery().select(columns).where('user_id', 0));
+  const byEmailRead = db.hotRead('authsvc_credentials_by_email', () =>
+    User.knexQuery().select(columns).where('email', ''),
+  );
+  const credentials = (row: Row | undefined): Credentials | null => {
+    if (row === undefined) return null;
+    const user = User.fromDatabaseJson(row);
+    return { user: user.toRecord(), passwordHash: String(user.password) };
+  };
+  const records = (users: readonly UserModel[]): UserRecord[] => users.map((u) => u.toRecord());
+  const listed = () => User.query().select(USER_COLUMNS);
+
+  return {
+    byId: async (userId) => credentials(await byIdRead.first([userId]))?.user ?? null,
+    byEmail: async (email) => credentials(await byEmailRead.first([email]))?.user ?? null,
+
+    async credentialsById(userId, email) {
+      const found = credentials(await byIdRead.first([userId]));
+      // Byte for byte, as the binary collation compares stored emails.
+      return found === null || (email !== undefined && found.user.email !== email) ? null : found;
+    },
+    credentialsByEmail: async (email) => credentials(await byEmailRead.first([email])),
+
+    async forEdit(userId): Promise<EditableUser | null> {
+      const row = await byIdRead.first([userId]);
+      if (row === undefined) return null;
+      const raw = row['extra_info'];
+      return {
+        user: User.fromDatabaseJson(row).toRecord(),
+        extraInfoText: raw === null || raw === undefined ? null : typeof raw === 'string' ? raw : JSON.stringify(raw),
+      };
+    },
+
+    async standings(userIds) {
+      const users = await User.query()
+        .select('user_id', 'user_role', 'is_active')
+        .whereIn('user_id', [...new Set(userIds)]);
+      return new Map(users.map((u) => [u.user_id, { userRole: u.user_role, isActive: u.is_active }]));
+    },
+
+    byIds: async (userIds) =>
+      records(
+        await listed()
+          .whereIn('user_id', [...new Set(userIds)])
+          .orderBy('user_id'),
+      ),
+
+    page: async (afterUserId, limit) =>
+      records(await listed().where('user_id', '>', afterUserId).orderBy('user_id').limit(limit)),
+
+    async matchColumn(field, value, afterUserId, limit) {
+      const query = listed().where('user_id', '>', afterUserId).orderBy('user_id').limit(limit);
+      if (value === null) return records(await query.whereNull(field));
+      return records(
+        await query.where(field, TIMED.has(field) && typeof value === 'number' ? User.dbTime(value) : value),
+      );
+    },
+
+    async extraInfoPage(afterUserId, limit) {
+      const users = await User.query()
+        .select('user_id', 'extra_info')
+        .where('user_id', '>', afterUserId)
+        .orderBy('user_id')
+        .limit(limit);
+      return users.map((u) => ({ userId: u.user_id, extraInfo: u.extra_info ?? null }));
+    },
+
+    systemIdTaken: async (systemId) =>
+      (await User.query().select('user_id').where('system_id', systemId).first()) !== undefined,
+  };
+}

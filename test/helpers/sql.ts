@@ -1,0 +1,11 @@
+/**
+ * Direct SQL on a store's database, for tests (and benchmarks) that write or inspect rows no action
+ * reaches. The service itself never gets knex: only the store's repos talk to the database.
+ */
+import type { Knex } from 'knex';
+import { knexOf } from '../../src/store/direct-sql.js';
+import type { Store } from '../../src/store/index.js';
+
+export function sqlOf(store: Store): Knex {
+  return knexOf(store);
+}
