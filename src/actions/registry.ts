@@ -17,6 +17,7 @@ import {
 } from './password.js';
 import { userNew } from './signup.js';
 import { sessionDelete, sessionDeleteUserid, sessionExists, sessionNew } from './session.js';
+import { userSendemailForgotpass, userSendemailSignup } from './email.js';
 import { userDelete } from './user-delete.js';
 import { userEdit } from './user-edit.js';
 import { userLock } from './user-lock.js';
@@ -52,4 +53,6 @@ export const registry: Registry = {
   'internal-user-edit': internalUserEdit,
   'user-set-emailverified': userSetEmailverified,
   'user-set-emailsent': userSetEmailsent,
+  'user-sendemail-signup': userSendemailSignup,
+  'user-sendemail-forgotpass': userSendemailForgotpass,
 };

@@ -10,6 +10,8 @@ import type { PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
 import type { Db, DbLimits } from './db.js';
 import type { Dialect } from './dialect.js';
+import { emailMarksRepo } from './email-marks.js';
+import type { EmailMarksRepo } from './email-marks.js';
 import { loginRepo } from './logins.js';
 import type { LoginRepo } from './logins.js';
 import { migrate } from './migrations.js';
@@ -36,6 +38,8 @@ export interface Store {
   readonly logins: LoginRepo;
   /** Listing and matching, edits, superuser locks, deletion, the email-verification marks. */
   readonly userAdmin: UserAdminRepo;
+  /** When the sign-up and forgot-pass mails were sent (the email actions). */
+  readonly emailMarks: EmailMarksRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -67,6 +71,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     sessions: guardRepo(sessionRepo(db)),
     logins: guardRepo(loginRepo(db)),
     userAdmin: guardRepo(userAdminRepo(db)),
+    emailMarks: guardRepo(emailMarksRepo(db)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

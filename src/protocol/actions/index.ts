@@ -5,6 +5,7 @@ import { signupActions } from './signup.js';
 import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
 import { userActions } from './user.js';
+import { emailActions } from './email.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
@@ -14,6 +15,7 @@ export const actionSpecs = {
   ...loginActions,
   ...accessActions,
   ...userActions,
+  ...emailActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;
