@@ -13,11 +13,18 @@ const DEFAULT_SENDER = 'authsvc <authsvc@localhost>';
 interface SmtpError {
   readonly code?: unknown;
   readonly responseCode?: unknown;
+  /** The socket's own code, e.g. DEPTH_ZERO_SELF_SIGNED_CERT or ERR_TLS_CERT_ALTNAME_INVALID. */
+  readonly originalCode?: unknown;
 }
+
+/** A socket error raised by the TLS layer (certificate checks, handshake). */
+const isTlsSocketError = (code: unknown): boolean =>
+  typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|ISSUER/.test(code);
 
 /** nodemailer's error codes, grouped into the classes the actions report. */
 export function classify(error: unknown, tlsRequired: boolean): MailFailure {
-  const { code, responseCode } = (error ?? {}) as SmtpError;
+  const { code, responseCode, originalCode } = (error ?? {}) as SmtpError;
+  if (code === 'ESOCKET' && isTlsSocketError(originalCode)) return 'smtp_tls';
   switch (code) {
     case 'ECONNECTION':
     case 'ESOCKET':
@@ -40,8 +47,10 @@ export function classify(error: unknown, tlsRequired: boolean): MailFailure {
 }
 
 function describe(error: unknown): string {
-  const { code, responseCode } = (error ?? {}) as SmtpError;
-  return `code=${typeof code === 'string' ? code : 'none'} response=${typeof responseCode === 'number' ? responseCode : 'none'}`;
+  const { code, responseCode, originalCode } = (error ?? {}) as SmtpError;
+  const text = (value: unknown): string =>
+    typeof value === 'string' || typeof value === 'number' ? String(value) : 'none';
+  return `code=${text(code)} socket=${text(originalCode)} response=${text(responseCode)}`;
 }
 
 export function createSmtpMailer(settings: MailSettings, now: () => number = () => performance.now()): Mailer {
