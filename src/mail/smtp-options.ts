@@ -7,6 +7,7 @@
  * - `emailtlsca` adds a private CA to the system's roots instead of turning verification off;
  * - timeouts of seconds, not nodemailer's minutes, so a dead server cannot hold a request.
  */
+import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { SMTPTransportOptions } from 'nodemailer';
 import type { MailSettings, MailTimeouts } from './mailer.js';
@@ -37,7 +38,8 @@ export function transportOptions(settings: MailSettings): SMTPTransportOptions {
     requireTLS: requiresTls(settings),
     ...(authenticates(settings) ? { auth: { user: settings.user, pass: settings.pass } } : {}),
     tls: {
-      servername: settings.server,
+      // SNI carries host names only (RFC 6066); an IP address is still checked against the certificate.
+      ...(isIP(settings.server) === 0 ? { servername: settings.server } : {}),
       minVersion: 'TLSv1.2',
       ...(settings.tlsCa === null ? {} : { ca: [...rootCertificates, settings.tlsCa.toString('utf8')] }),
     },

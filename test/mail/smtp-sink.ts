@@ -46,6 +46,7 @@ export async function startSink(options: SinkOptions = {}): Promise<SmtpSink> {
   let connections = 0;
   const server = new SMTPServer({
     logger: false,
+    disableReverseLookup: true,
     ...(options.tls === undefined
       ? { disabledCommands: ['STARTTLS'] }
       : { key: options.tls.key, cert: options.tls.cert }),
