@@ -18,6 +18,7 @@ import type { Clock, Random } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
 import { closeGracefully, createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
+import { createSmtpMailer } from './mail/smtp.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
 import { createHashQueue, defaultHashQueueOptions } from './passwords/hash-queue.js';
@@ -132,6 +133,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       store,
       audit: logAuditSink(log, pii),
       passwords,
+      mailer: createSmtpMailer(config.email),
       policy,
       settings: {
         sessionExpiryDays: config.sessionExpiryDays,

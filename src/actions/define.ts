@@ -5,6 +5,7 @@
 import type { AuditSink } from '../audit/audit.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { PolicySource } from '../policy/compiled.js';
 import type {
   ActionFailure,
@@ -24,6 +25,8 @@ export interface Deps {
   readonly store: Store;
   readonly audit: AuditSink;
   readonly passwords: PasswordService;
+  /** Sends the sign-up and forgot-password mails (src/mail). */
+  readonly mailer: Mailer;
   /** The compiled permissions policy in force (pure: no database). */
   readonly policy: PolicySource;
   readonly settings: {

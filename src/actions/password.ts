@@ -145,6 +145,7 @@ async function resetPassword(
   });
   if (!verdict.ok) return fail('insecure_password', {}, [insecureMessage, ...verdict.messages]);
   await replacePassword(deps, meta, found.user.userId, newPassword, null, 'password-reset');
+  await deps.store.users.clearForgotPass(found.user.userId); // a new forgot-pass mail may follow at once
   return ok({}, [CHANGED]);
 }
 

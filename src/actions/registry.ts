@@ -8,6 +8,7 @@
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { accessHandlers } from './access.js';
+import { emailHandlers } from './email.js';
 import { loginHandlers } from './login.js';
 import { lookupHandlers } from './lookup.js';
 import { passwordHandlers } from './password.js';
@@ -31,4 +32,5 @@ export const registry: Registry = {
   ...userLockHandlers,
   ...userDeleteHandlers,
   ...verificationHandlers,
+  ...emailHandlers,
 };

@@ -57,7 +57,13 @@ export function configurationMarkdown(confvars: ConfVars): string {
     '## Not yet in effect',
     '',
     'These items are read and checked now; the features that use them come with later work: `ratelimits` (no rate',
-    'limiting yet), `refreshgrace` (API keys) and the `email*` items (the email actions).',
+    'limiting yet) and `refreshgrace` (API keys).',
+    '',
+    '## Email',
+    '',
+    'The `email*` items set the SMTP server of the email actions: submission port 587 with STARTTLS, 465 with TLS, or',
+    'a local relay on 25. See [operations](operations.md#email) for the rules (STARTTLS, when authsvc logs in,',
+    '`emailtlsca`, timeouts) and a recipe for each.',
     '',
   );
   return out.join('\n');

@@ -56,6 +56,21 @@ export const failures = {
   email_taken: { reason: 'email already in use by another user', status: 200 },
   forbidden_update_keys: { reason: 'update_dict holds items that may not be edited', status: 200 },
   cannot_delete_superuser: { reason: "can't delete superusers", status: 200 },
+  // Email actions (issue 14): refusals look alike to the end user; only these reasons differ.
+  email_ineligible: { reason: 'the account is not eligible for this email', status: 200 },
+  email_window: { reason: 'forgot-pass email sent less than 24 hours ago', status: 200 },
+  email_link_refused: { reason: 'server_baseurl and the URL fragment do not make a safe http(s) link', status: 200 },
+  email_header_refused: { reason: 'a header item (server name, address, sender) is not safe', status: 200 },
+  smtp_insecure_auth: {
+    reason: 'the mail server offers no STARTTLS; credentials are not sent unencrypted to a remote server',
+    status: 200,
+  },
+  smtp_unreachable: { reason: 'mail server unreachable', status: 200 },
+  smtp_timeout: { reason: 'mail server timed out', status: 200 },
+  smtp_tls: { reason: 'TLS with the mail server failed', status: 200 },
+  smtp_auth: { reason: 'mail server authentication failed', status: 200 },
+  smtp_rejected: { reason: 'mail server refused the message or the recipient', status: 200 },
+  smtp_failed: { reason: 'mail could not be sent', status: 200 },
 } as const satisfies Record<FailureCode, { reason: string; status: number }>;
 
 /** Infrastructure faults that are not bugs: they map to a status, never to a 500. */

@@ -46,6 +46,18 @@ export const FAILURE_CODES = [
   'email_taken',
   'forbidden_update_keys',
   'cannot_delete_superuser',
+  // Email actions: refusals look alike to the end user; only these reasons differ.
+  'email_ineligible',
+  'email_window',
+  'email_link_refused',
+  'email_header_refused',
+  'smtp_insecure_auth',
+  'smtp_unreachable',
+  'smtp_timeout',
+  'smtp_tls',
+  'smtp_auth',
+  'smtp_rejected',
+  'smtp_failed',
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -1,4 +1,5 @@
 /** What the users repo offers (users.ts builds it): its methods and the values they take and return. */
+import type { EmailMarksRepo } from './email-marks.js';
 import type { JsonObject, MatchField } from '../protocol/index.js';
 import type { UserRecord } from './records.js';
 
@@ -76,7 +77,7 @@ export interface EditableUser {
   readonly extraInfoText: string | null;
 }
 
-export interface UserRepo {
+export interface UserRepo extends EmailMarksRepo {
   // Reads (users-read.ts). The lookups by id and by email are prepared statements.
   byId(userId: number): Promise<UserRecord | null>;
   byEmail(email: string): Promise<UserRecord | null>;

@@ -233,6 +233,25 @@ describe('hostile but decryptable requests', () => {
       'internal-user-edit': { target_userid: 1, update_dict: { extra_info: { a: 1 } } },
       'user-set-emailverified': { email: 'admin@example.org' },
       'user-set-emailsent': { email: 'admin@example.org', email_type: 'signup' },
+      'user-sendemail-signup': {
+        email_address: 'admin@example.org',
+        session_token: token,
+        server_name: 'Example',
+        server_baseurl: 'https://example.org',
+        verification_token: 'a-token',
+        verification_expiry: 900,
+        created_info: { send_verification: true, user_id: 4 },
+        account_verify_url: '/verify',
+      },
+      'user-sendemail-forgotpass': {
+        email_address: 'admin@example.org',
+        session_token: token,
+        server_name: 'Example',
+        server_baseurl: 'https://example.org',
+        verification_token: 'a-token',
+        verification_expiry: 900,
+        password_forgot_url: '/forgot',
+      },
     };
     const wrongValues: Record<string, unknown[]> = {
       string: [null, 1, 1.5, true, [], {}, 'x'.repeat(100_000), 'nul\u0000', 'lone \udc00', '\ud800'],

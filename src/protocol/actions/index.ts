@@ -10,6 +10,7 @@ import { userDeleteActions } from './user-delete.js';
 import { userEditActions } from './user-edit.js';
 import { userLockActions } from './user-lock.js';
 import { verificationActions } from './verification.js';
+import { emailActions } from './email.js';
 
 /**
  * Every action of the wire protocol, by name: the spread of the families. Each family file here has
@@ -26,6 +27,7 @@ export const actionSpecs = {
   ...userLockActions,
   ...userDeleteActions,
   ...verificationActions,
+  ...emailActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

@@ -1,0 +1,69 @@
+/**
+ * The texts of the two mails, as the reference's templates (reference §9), with two differences:
+ * the link is built safely (link.ts) and the token is never wrapped to 70 columns.
+ */
+import { renderHtml, renderText } from './compose.js';
+import type { Paragraph } from './compose.js';
+import type { MailMessage } from './mailer.js';
+
+export interface MailFacts {
+  readonly to: string;
+  readonly serverName: string;
+  /** The frontend's base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** The base URL joined with the action's URL fragment. */
+  readonly link: string;
+  readonly token: string;
+  /** `<ISO time> (UTC time)` */
+  readonly expiry: string;
+  /** The session's user agent, `_` as `.` (as the reference). */
+  readonly browser: string;
+  readonly ipAddress: string;
+}
+
+const IP_HINT = 'You can see your IP address here: https://www.google.com/search?q=my+ip+address';
+const STRANGER =
+  'If you do not recognize the browser and IP address above or did not\n' +
+  'initiate this request, someone else may have used your email address\n' +
+  'in error. Feel free to ignore this email.';
+
+function opening(f: MailFacts, request: string, made: string): Paragraph[] {
+  return [
+    ['Hello,'],
+    [`This is an automated message from the ${f.serverName} at: ${f.baseUrl}.`],
+    [`We received ${request} for: ${f.to}. This request\n${made} using the browser:`],
+    [f.browser],
+    [`from the IP address: ${f.ipAddress}.`],
+    ['Please enter this code:'],
+    [{ code: f.token }],
+  ];
+}
+
+function closing(f: MailFacts): Paragraph[] {
+  return [[STRANGER], [IP_HINT], [`Thanks,\n${f.serverName} admins\n${f.baseUrl}`]];
+}
+
+function message(to: string, subject: string, paragraphs: readonly Paragraph[]): MailMessage {
+  return { to, subject, text: renderText(paragraphs), html: renderHtml(subject, paragraphs) };
+}
+
+export function signupMail(f: MailFacts): MailMessage {
+  return message(f.to, `[${f.serverName}] Please verify your account sign up request`, [
+    ...opening(f, 'an account sign up request', 'was made'),
+    ['into the account verification form at: ', { link: f.link }],
+    ['to verify that you made this request. This code will expire on'],
+    [f.expiry],
+    ['You will also need to enter your email address and password\nto log in.'],
+    ...closing(f),
+  ]);
+}
+
+export function forgotPassMail(f: MailFacts): MailMessage {
+  return message(f.to, `[${f.serverName}] Please verify your password reset request`, [
+    ...opening(f, 'a password reset request', 'was initiated'),
+    ['into the password reset form at: ', { link: f.link }],
+    ['to verify that you made this request. This code will expire on'],
+    [f.expiry],
+    ...closing(f),
+  ]);
+}
