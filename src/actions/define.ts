@@ -6,7 +6,7 @@ import type { AuditSink } from '../audit/audit.js';
 import type { FailureCode } from '../domain/errors.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
-import type { PolicySource } from '../policy/compiled.js';
+import type { PolicySource } from '../policy/engine/compiled-policy.js';
 import type { ActionInput, ActionName, ActionOutput, RequestId } from '../protocol/index.js';
 import type { PasswordService } from '../passwords/service.js';
 import type { Store } from '../store/index.js';

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { callersFor, diffPolicies } from '../../src/policy/diff.js';
-import type { DiffSide } from '../../src/policy/diff.js';
-import { compilePolicyBytes } from '../../src/policy/load.js';
+import { callersFor, diffPolicies } from '../../src/policy/authoring/diff.js';
+import type { DiffSide } from '../../src/policy/authoring/diff.js';
+import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const EXAMPLE = join(PKG_DIR, 'examples', 'document-sharing', 'policy.json');
@@ -24,7 +24,7 @@ function side(text: string): DiffSide {
 function diffCli(...args: string[]) {
   return spawnSync(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'diff-cli.ts'), ...args],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'authoring', 'diff-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { loadFixtureFile, parseFixture } from '../../src/policy/fixture-load.js';
-import { matrixSize, runFixture } from '../../src/policy/fixture-run.js';
+import { loadFixtureFile, parseFixture } from '../../src/policy/authoring/fixture-load.js';
+import { matrixSize, runFixture } from '../../src/policy/authoring/fixture-run.js';
 import { loadPolicyFile } from '../../src/policy/load.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
@@ -26,7 +26,7 @@ function defaultPolicy() {
 function policyTest(...args: string[]) {
   return spawnSync(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'fixtures-cli.ts'), ...args],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'authoring', 'fixtures-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }

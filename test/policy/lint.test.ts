@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { lintFile, lintPolicyBytes } from '../../src/policy/lint.js';
-import { formatProblem } from '../../src/policy/problems.js';
+import { lintFile, lintPolicyBytes } from '../../src/policy/authoring/lint.js';
+import { formatProblem } from '../../src/policy/authoring/problems.js';
 
 const HERE = join(PKG_DIR, 'test', 'policy');
 const BROKEN = join(HERE, 'broken');
@@ -20,7 +20,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function lintCli(...args: string[]) {
   return spawnSync(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'lint-cli.ts'), ...args],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'authoring', 'lint-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }
@@ -190,8 +190,8 @@ describe('policy:lint', () => {
       ['policy:diff', 'diff-cli'],
       ['policy:test', 'fixtures-cli'],
     ] as const) {
-      assert.equal(scripts[name], `node dist/policy/${cli}.js`);
-      assert.ok(existsSync(join(PKG_DIR, 'src', 'policy', `${cli}.ts`)), cli);
+      assert.equal(scripts[name], `node dist/policy/authoring/${cli}.js`);
+      assert.ok(existsSync(join(PKG_DIR, 'src', 'policy', 'authoring', `${cli}.ts`)), cli);
     }
   });
 

@@ -5,7 +5,7 @@
  * Parts whose structure is wrong are skipped here: the schema has already reported them, and a list of
  * declarations that is not a list declares nothing we could check against.
  */
-import { REQUIRED_ROLES, pointer } from './document.js';
+import { REQUIRED_ROLES, pointer } from '../engine/document.js';
 import type { Problem } from './problems.js';
 import { ruleProblems } from './rules-check.js';
 import { isRecord, names, recordOf, referrer } from './shape.js';

@@ -6,7 +6,7 @@
  * - other: for each visibility the item may have, the role's actions for other users' items of that
  *   visibility that the item allows, when the relationship gate opens to the caller's relation.
  * An owner whose role cannot own the item matches no rule, so gets nothing.
- * Rules of the DSL (dsl-rules.ts) come around these: CASL gives later rules priority, so the order
+ * Rules of the DSL (compile-rules.ts) come around these: CASL gives later rules priority, so the order
  * [allow rules, reversed] [base rules] [deny rules, reversed] makes the first matching deny rule of
  * the document win over everything, then the tables, then the first matching allow rule.
  *
@@ -16,7 +16,7 @@
 import { Ability } from '@casl/ability';
 import type { RawRuleOf } from '@casl/ability';
 import { pointer } from './document.js';
-import type { AccessCondition, AccessSubject, ItemRules, PolicyAbility, RoleRules } from './compiled.js';
+import type { AccessCondition, AccessSubject, ItemRules, PolicyAbility, RoleRules } from './compiled-policy.js';
 import { gateOpensTo } from './relation.js';
 import type { Relation } from './relation.js';
 

@@ -6,14 +6,11 @@
 import { diffPolicies } from './diff.js';
 import type { DiffSide } from './diff.js';
 import { formatDiff } from './diff-format.js';
-import { compilePolicyBytes, problemLines, readPolicyFile } from './load.js';
+import { compilePolicyFile } from './policy-file.js';
 
 function load(path: string): DiffSide | string[] {
-  const read = readPolicyFile(path);
-  if (!read.ok) return [read.problem];
-  const compiled = compilePolicyBytes(read.bytes);
-  if (!compiled.ok) return problemLines(path, compiled.problems);
-  return { doc: compiled.document, compiled: compiled.compiled };
+  const compiled = compilePolicyFile(path);
+  return compiled.ok ? { doc: compiled.document, compiled: compiled.compiled } : compiled.problems;
 }
 
 function main(args: readonly string[]): number {

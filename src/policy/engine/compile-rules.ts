@@ -5,7 +5,7 @@
  * does not apply: a rule's `visibilities` and `when` say whom it concerns (`target.is_owner`, …).
  */
 import type { RawRuleOf } from '@casl/ability';
-import type { AccessCondition, ItemRules, PolicyAbility, PolicyRule } from './compiled.js';
+import type { AccessCondition, ItemRules, PolicyAbility, PolicyRule } from './compiled-policy.js';
 import type { RuleDoc } from './document.js';
 import type { Predicate } from './logic/language.js';
 

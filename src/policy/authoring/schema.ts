@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { PKG_DIR } from '../package-dir.js';
-import { pointer } from './document.js';
+import { PKG_DIR } from '../../package-dir.js';
+import { pointer } from '../engine/document.js';
 import type { Problem, ProblemKind } from './problems.js';
 
 export const POLICY_SCHEMA_PATH = join(PKG_DIR, 'policy-schema', 'policy.schema.json');

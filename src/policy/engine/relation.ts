@@ -3,7 +3,7 @@
  * named the caller's id would need an ability per user per request. With the relation in the subject,
  * one ability per role, compiled at start-up, answers every request.
  */
-import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
+import { ANONYMOUS_ID } from '../../domain/fixed-accounts.js';
 
 /** owner: the caller owns the item; shared: listed in target_sharedwith (or everyone is); other: neither. */
 export type Relation = 'owner' | 'shared' | 'other';

@@ -2,12 +2,12 @@
  * The static check of a JSON-Logic condition: only the safe operators (trap P4: no `==`, no `method`,
  * nothing added with `add_operation`), only the allow-listed variables, each named by a literal
  * string, the right number of arguments, and comparisons that can be true at all. Size and depth
- * are measured first (limits.ts); the recursion below is then bounded by them.
+ * are measured first (condition-bounds.ts); the recursion below is then bounded by them.
  */
 import { pointer } from '../document.js';
 import type { ConditionProblem, FactType, Scope } from './language.js';
 import { VARIABLES } from './language.js';
-import { MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, measureCondition } from './limits.js';
+import { MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, measureCondition } from './condition-bounds.js';
 
 export const OPERATORS = [
   'and',

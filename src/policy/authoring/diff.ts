@@ -10,13 +10,13 @@
  * owner and as the one the item is shared with. Rules that depend on other particular ids are only
  * covered for the ids they name.
  */
-import { checkAccess } from './check-access.js';
-import { checkLimit } from './check-limit.js';
-import type { CompiledLimit, CompiledPolicy } from './compiled.js';
-import type { AccessDecision, LimitDecision } from './decision.js';
-import type { PolicyDoc } from './document.js';
-import { entriesOf } from './document.js';
-import { MAX_ID } from '../protocol/index.js';
+import { checkAccess } from '../engine/check-access.js';
+import { checkLimit } from '../engine/check-limit.js';
+import type { CompiledLimit, CompiledPolicy } from '../engine/compiled-policy.js';
+import type { AccessDecision, LimitDecision } from '../engine/decision.js';
+import type { PolicyDoc } from '../engine/document.js';
+import { entriesOf } from '../engine/document.js';
+import { MAX_ID } from '../../protocol/index.js';
 
 export interface Caller {
   readonly label: string;

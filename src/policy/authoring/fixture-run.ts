@@ -4,13 +4,13 @@
  * decision actually taken. Also counts which cells of the policy's access matrix
  * (role × item × action × visibility × relation) the tables cover.
  */
-import { checkAccess } from './check-access.js';
-import { checkLimit } from './check-limit.js';
-import type { CompiledPolicy } from './compiled.js';
-import type { AccessRequest, Explanation } from './decision.js';
+import { checkAccess } from '../engine/check-access.js';
+import { checkLimit } from '../engine/check-limit.js';
+import type { CompiledPolicy } from '../engine/compiled-policy.js';
+import type { AccessRequest, Explanation } from '../engine/decision.js';
 import type { AccessRowDoc, FixtureDoc } from './fixture-load.js';
-import type { Relation } from './relation.js';
-import { parseSharedWith } from './shared-with.js';
+import type { Relation } from '../engine/relation.js';
+import { parseSharedWith } from '../engine/shared-with.js';
 
 export const RELATIONS: readonly Relation[] = ['owner', 'shared', 'other'];
 

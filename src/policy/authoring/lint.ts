@@ -9,9 +9,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { getLocation } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
-import type { PolicyDoc } from './document.js';
-import { pointer } from './document.js';
-import { MAX_POLICY_BYTES, MAX_POLICY_DEPTH, decodeBounded } from './parse.js';
+import type { PolicyDoc } from '../engine/document.js';
+import { pointer } from '../engine/document.js';
+import { MAX_POLICY_BYTES, MAX_POLICY_DEPTH, decodeBounded } from './bounded-json.js';
 import { columnOf, sourceMap } from './positions.js';
 import type { Position } from './positions.js';
 import type { PositionedProblem, Problem } from './problems.js';

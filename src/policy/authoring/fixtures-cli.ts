@@ -5,7 +5,7 @@
  */
 import { loadFixtureFile } from './fixture-load.js';
 import { matrixSize, runFixture } from './fixture-run.js';
-import { loadPolicyFile } from './load.js';
+import { compilePolicyFile } from './policy-file.js';
 
 function main(args: readonly string[]): number {
   const [policyPath, ...fixturePaths] = args;
@@ -13,12 +13,12 @@ function main(args: readonly string[]): number {
     process.stderr.write('usage: npm run policy:test -- POLICY FIXTURE...\n');
     return 2;
   }
-  const loaded = loadPolicyFile(policyPath);
+  const loaded = compilePolicyFile(policyPath);
   if (!loaded.ok) {
     process.stderr.write(`policy:test: the policy is invalid:\n${loaded.problems.map((p) => `  - ${p}\n`).join('')}`);
     return 2;
   }
-  const policy = loaded.policy.compiled;
+  const policy = loaded.compiled;
   let cases = 0;
   let failed = 0;
   let unreadable = false;

@@ -3,7 +3,7 @@
  * allow-listed variables, so `var` can reach neither Object.prototype (trap P4) nor anything else.
  */
 import type { AccessRequest, LimitRequest } from '../decision.js';
-import { ANONYMOUS_ID } from '../../domain/fixed-accounts.js';
+import { ANONYMOUS_ID } from '../../../domain/fixed-accounts.js';
 import type { Relation } from '../relation.js';
 import type { Facts, FactValue } from './language.js';
 

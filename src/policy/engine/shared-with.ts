@@ -3,7 +3,7 @@
  * entries are ignored; an empty list or `none` (any case) means nobody; at most 1,000 ids, each a
  * database id. Anything else is refused as an invalid value rather than guessed at.
  */
-import { MAX_ID } from '../protocol/index.js';
+import { MAX_ID } from '../../protocol/index.js';
 
 export const MAX_SHARED_WITH = 1000;
 

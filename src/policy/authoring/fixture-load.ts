@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { PKG_DIR } from '../package-dir.js';
-import { MAX_POLICY_DEPTH, parseJsonBounded } from './parse.js';
+import { PKG_DIR } from '../../package-dir.js';
+import { MAX_POLICY_DEPTH, parseJsonBounded } from './bounded-json.js';
 import { describeProblem } from './problems.js';
 import { describeAjvError } from './schema.js';
 

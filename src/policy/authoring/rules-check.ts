@@ -5,9 +5,9 @@
  * too, so a rule whose every item excludes its roles, actions or visibilities never decides anything,
  * and neither does one whose condition is always false.
  */
-import { pointer } from './document.js';
-import { jsonLogic } from './logic/json-logic.js';
-import type { Scope } from './logic/language.js';
+import { pointer } from '../engine/document.js';
+import { jsonLogic } from '../engine/logic/json-logic.js';
+import type { Scope } from '../engine/logic/language.js';
 import type { Problem } from './problems.js';
 import { isRecord, recordOf, referrer, stringsOf } from './shape.js';
 import type { Declared } from './shape.js';

@@ -4,7 +4,7 @@
  * and compared: `lt` passes when value < limit, `gt` when value > limit. A limit given as a rule
  * (DESIGN decision 17) passes when its JSON-Logic condition holds for the request.
  */
-import type { CompiledPolicy } from './compiled.js';
+import type { CompiledPolicy } from './compiled-policy.js';
 import type { LimitDecision, LimitRequest } from './decision.js';
 import { policyExplanation } from './decision.js';
 import { pointer } from './document.js';

@@ -4,12 +4,12 @@
  * the deciding CASL rule explains the decision — a deny rule or an allow rule of the DSL by its own
  * reason, a table rule by the lists that grant — and diagnose.ts a denial no rule made.
  */
-import type { CompiledPolicy } from './compiled.js';
+import type { CompiledPolicy } from './compiled-policy.js';
 import type { AccessCheck, AccessDecision, AccessRequest } from './decision.js';
 import { policyExplanation } from './decision.js';
 import { diagnoseDenial } from './diagnose.js';
 import { NO_FACTS, accessFacts } from './logic/facts.js';
-import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
+import { ANONYMOUS_ID } from '../../domain/fixed-accounts.js';
 import { GATE_FREE_ROLES, relationOf } from './relation.js';
 import type { Relation } from './relation.js';
 

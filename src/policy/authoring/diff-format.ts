@@ -4,7 +4,7 @@
  * limit decisions, each row saying what decides now.
  */
 import type { AccessChange, PolicyDiff } from './diff.js';
-import type { Explanation } from './decision.js';
+import type { Explanation } from '../engine/decision.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

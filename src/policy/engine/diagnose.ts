@@ -4,7 +4,7 @@
  * case or the role's actions on other users' items. The decision itself is CASL's; this only names the cause.
  */
 import { pointer } from './document.js';
-import type { CompiledPolicy } from './compiled.js';
+import type { CompiledPolicy } from './compiled-policy.js';
 import type { AccessCheck, AccessRequest, Explanation } from './decision.js';
 import { policyExplanation } from './decision.js';
 import { gateOpensTo } from './relation.js';

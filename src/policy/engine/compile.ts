@@ -1,10 +1,10 @@
-/** A checked policy document → the compiled policy (compiled.ts): Maps, Sets, abilities, limits. */
+/** A checked policy document → the compiled policy (compiled-policy.ts): Maps, Sets, abilities, limits. */
 import type { PolicyDoc } from './document.js';
 import { entriesOf, pointer } from './document.js';
 import { newAbility, roleRules } from './ability.js';
-import type { CompiledLimit, CompiledPolicy, ItemRules, PolicyAbility, RoleRules } from './compiled.js';
-import { dslRules } from './dsl-rules.js';
-import type { CompiledRule } from './dsl-rules.js';
+import type { CompiledLimit, CompiledPolicy, ItemRules, PolicyAbility, RoleRules } from './compiled-policy.js';
+import { dslRules } from './compile-rules.js';
+import type { CompiledRule } from './compile-rules.js';
 import { jsonLogic } from './logic/json-logic.js';
 
 export function compilePolicy(doc: PolicyDoc, sha256: string): CompiledPolicy {
