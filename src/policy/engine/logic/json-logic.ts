@@ -18,9 +18,10 @@
  * - `missing` lists the named variables whose value is null or "".
  */
 import { NO_FACTS } from './facts.js';
+import { checkJsonLogic } from './json-logic-check.js';
+import { argumentsOf, missingNames, operationOf } from './json-logic-syntax.js';
+import type { Operator } from './json-logic-syntax.js';
 import type { ConditionLanguage, Facts, Predicate } from './language.js';
-import { argumentsOf, checkJsonLogic, operationOf } from './json-logic-check.js';
-import type { Operator } from './json-logic-check.js';
 
 export type Value = null | boolean | number | string | readonly Value[];
 
@@ -42,12 +43,108 @@ const numeric = (compare: (a: number, b: number) => boolean) => (values: readonl
   }
   return true;
 };
-const lessThan = numeric((a, b) => a < b);
-const atMost = numeric((a, b) => a <= b);
-const greaterThan = numeric((a, b) => a > b);
-const atLeast = numeric((a, b) => a >= b);
 
 const listOf = (value: Value): readonly Value[] => (Array.isArray(value) ? (value as readonly Value[]) : []);
+
+/** The check guarantees the arity of each operator; a missing argument reads as null. */
+const NULL: Evaluate = () => null;
+const nth = (parts: readonly Evaluate[], i: number): Evaluate => parts[i] ?? NULL;
+
+/** An operation over its compiled arguments. */
+type Combine = (parts: readonly Evaluate[]) => Evaluate;
+
+/** `and` returns the first falsy argument, `or` the first truthy one; either returns the last otherwise. */
+const shortCircuit =
+  (stopsOn: boolean): Combine =>
+  (parts) =>
+  (scope) => {
+    let value: Value = null;
+    for (const part of parts) {
+      value = part(scope);
+      if (truthy(value) === stopsOn) return value;
+    }
+    return value;
+  };
+
+/** `if`: condition-result pairs, then an optional else result. */
+const ifThenElse: Combine = (parts) => (scope) => {
+  let i = 0;
+  for (; i + 1 < parts.length; i += 2) {
+    if (truthy(nth(parts, i)(scope))) return nth(parts, i + 1)(scope);
+  }
+  return nth(parts, i)(scope);
+};
+
+const comparison =
+  (compare: (a: number, b: number) => boolean): Combine =>
+  (parts) => {
+    const holds = numeric(compare);
+    return (scope) => holds(parts.map((p) => p(scope)));
+  };
+
+const membership: Combine =
+  ([needle = NULL, haystack = NULL]) =>
+  (scope) => {
+    const value = needle(scope);
+    const within = haystack(scope);
+    if (Array.isArray(within)) return (within as readonly Value[]).includes(value);
+    // As json-logic-js: an empty string contains nothing.
+    return typeof within === 'string' && within !== '' && typeof value === 'string' && within.includes(value);
+  };
+
+/** some, all, none: the second argument is a condition on each element of the first. */
+const quantifier =
+  (decide: (list: readonly Value[], holds: (element: Value) => boolean) => boolean): Combine =>
+  ([list = NULL, test = NULL]) =>
+  (scope) =>
+    decide(listOf(list(scope)), (element) => truthy(test({ facts: scope.facts, element })));
+
+const COMBINE: Readonly<Record<Exclude<Operator, 'var' | 'missing'>, Combine>> = {
+  and: shortCircuit(false),
+  or: shortCircuit(true),
+  '!':
+    ([a = NULL]) =>
+    (scope) =>
+      !truthy(a(scope)),
+  '!!':
+    ([a = NULL]) =>
+    (scope) =>
+      truthy(a(scope)),
+  if: ifThenElse,
+  '===':
+    ([a = NULL, b = NULL]) =>
+    (scope) =>
+      a(scope) === b(scope),
+  '!==':
+    ([a = NULL, b = NULL]) =>
+    (scope) =>
+      a(scope) !== b(scope),
+  '<': comparison((a, b) => a < b),
+  '<=': comparison((a, b) => a <= b),
+  '>': comparison((a, b) => a > b),
+  '>=': comparison((a, b) => a >= b),
+  in: membership,
+  some: quantifier((list, holds) => list.some(holds)),
+  // `all` of nothing is false (as json-logic-js).
+  all: quantifier((list, holds) => list.length > 0 && list.every(holds)),
+  none: quantifier((list, holds) => !list.some(holds)),
+};
+
+/** `var` and `missing` read the facts by the names written as their arguments. */
+function compileRead(op: 'var' | 'missing', args: readonly unknown[]): Evaluate {
+  if (op === 'missing') {
+    const names = missingNames(args) as readonly string[];
+    return (scope) =>
+      names.filter((n) => {
+        const value = scope.facts[n];
+        return value === undefined || value === '';
+      });
+  }
+  const variable = args[0] as string;
+  if (variable === '') return (scope) => scope.element;
+  // Facts are a null-prototype record of the allow-listed variables only (facts.ts).
+  return (scope) => scope.facts[variable] ?? null;
+}
 
 function compileNode(node: unknown): Evaluate {
   if (Array.isArray(node)) {
@@ -62,95 +159,11 @@ function compileNode(node: unknown): Evaluate {
   }
   const [name, raw] = operation;
   const args = argumentsOf(raw);
-  const op = name as Operator;
-  if (op === 'var') {
-    const variable = args[0] as string;
-    if (variable === '') return (scope) => scope.element;
-    // Facts are a null-prototype record of the allow-listed variables only (facts.ts).
-    return (scope) => scope.facts[variable] ?? null;
-  }
-  if (op === 'missing') {
-    const names = (args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args) as string[];
-    return (scope) =>
-      names.filter((n) => {
-        const value = scope.facts[n];
-        return value === undefined || value === '';
-      });
-  }
-  const parts = args.map(compileNode);
-  // The check guarantees the arity of each operator; a missing argument reads as null.
-  const part = (i: number): Evaluate => parts[i] ?? (() => null);
-  const first = part(0);
-  const second = part(1);
-  switch (op) {
-    case 'and':
-      return (scope) => {
-        let value: Value = null;
-        for (const part of parts) {
-          value = part(scope);
-          if (!truthy(value)) return value;
-        }
-        return value;
-      };
-    case 'or':
-      return (scope) => {
-        let value: Value = null;
-        for (const part of parts) {
-          value = part(scope);
-          if (truthy(value)) return value;
-        }
-        return value;
-      };
-    case '!':
-      return (scope) => !truthy(first(scope));
-    case '!!':
-      return (scope) => truthy(first(scope));
-    case 'if':
-      return (scope) => {
-        let i = 0;
-        for (; i + 1 < parts.length; i += 2) {
-          if (truthy(part(i)(scope))) return part(i + 1)(scope);
-        }
-        return part(i)(scope);
-      };
-    case '===':
-      return (scope) => first(scope) === second(scope);
-    case '!==':
-      return (scope) => first(scope) !== second(scope);
-    case '<':
-      return (scope) => lessThan(parts.map((p) => p(scope)));
-    case '<=':
-      return (scope) => atMost(parts.map((p) => p(scope)));
-    case '>':
-      return (scope) => greaterThan(parts.map((p) => p(scope)));
-    case '>=':
-      return (scope) => atLeast(parts.map((p) => p(scope)));
-    case 'in':
-      return (scope) => {
-        const needle = first(scope);
-        const haystack = second(scope);
-        if (Array.isArray(haystack)) return (haystack as readonly Value[]).includes(needle);
-        // As json-logic-js: an empty string contains nothing.
-        return (
-          typeof haystack === 'string' && haystack !== '' && typeof needle === 'string' && haystack.includes(needle)
-        );
-      };
-    case 'some':
-    case 'all':
-    case 'none': {
-      const test = second;
-      const holds = (scope: Scope, element: Value): boolean => truthy(test({ facts: scope.facts, element }));
-      if (op === 'some') return (scope) => listOf(first(scope)).some((e) => holds(scope, e));
-      if (op === 'none') return (scope) => !listOf(first(scope)).some((e) => holds(scope, e));
-      return (scope) => {
-        const list = listOf(first(scope));
-        return list.length > 0 && list.every((e) => holds(scope, e));
-      };
-    }
-    default:
-      // Unreachable for a checked condition.
-      throw new Error(`unchecked JSON-Logic operator ${name}`);
-  }
+  if (name === 'var' || name === 'missing') return compileRead(name, args);
+  const combine = Object.hasOwn(COMBINE, name) ? COMBINE[name as keyof typeof COMBINE] : undefined;
+  // Unreachable for a checked condition.
+  if (combine === undefined) throw new Error(`unchecked JSON-Logic operator ${name}`);
+  return combine(args.map(compileNode));
 }
 
 const UNKNOWN = Symbol('unknown');
