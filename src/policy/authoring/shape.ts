@@ -31,8 +31,15 @@ const PLURAL: Record<DeclaredKind, string> = {
   'limit kind': 'limits',
 };
 
+export interface Referrer {
+  /** Reports `name` at `at` when it is not a declared name of `kind`. */
+  readonly refer: (kind: DeclaredKind, name: unknown, at: string) => void;
+  /** `refer` for every element of a list (nothing when it is not a list). */
+  readonly referAll: (kind: DeclaredKind, list: unknown, at: string) => void;
+}
+
 /** `refer` reports a name that is not declared; nothing when that kind of declaration is unreadable. */
-export function referrer(declared: Declared, problems: Problem[]) {
+export function referrer(declared: Declared, problems: Problem[]): Referrer {
   const refer = (kind: DeclaredKind, name: unknown, at: string): void => {
     const known = declared[kind];
     if (known === null || typeof name !== 'string' || known.has(name)) return;
