@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/package-dir.js';
-import { loadFixtureFile, parseFixture } from '../../src/policy/authoring/fixture-load.js';
-import { matrixSize, runFixture } from '../../src/policy/authoring/fixture-run.js';
-import { loadPolicyFile } from '../../src/policy/load.js';
+import { PKG_DIR } from '../../../src/package-dir.js';
+import { loadFixtureFile, parseFixture } from '../../../src/policy/authoring/fixture-load.js';
+import { matrixSize, runFixture } from '../../../src/policy/authoring/fixture-run.js';
+import { loadPolicyFile } from '../../../src/policy/load.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const FIXTURES = join(PKG_DIR, 'policy', 'fixtures');

@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/package-dir.js';
-import { lintFile, lintPolicyBytes } from '../../src/policy/authoring/lint.js';
-import { formatProblem } from '../../src/policy/authoring/problems.js';
+import { PKG_DIR } from '../../../src/package-dir.js';
+import { lintFile, lintPolicyBytes } from '../../../src/policy/authoring/lint.js';
+import { formatProblem } from '../../../src/policy/authoring/problems.js';
 
 const HERE = join(PKG_DIR, 'test', 'policy');
 const BROKEN = join(HERE, 'broken');

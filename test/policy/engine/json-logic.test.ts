@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import jsonLogicJs from 'json-logic-js';
-import { PKG_DIR } from '../../src/package-dir.js';
-import type { AccessRequest } from '../../src/policy/engine/decision.js';
-import { accessFacts, limitFacts } from '../../src/policy/engine/logic/facts.js';
-import { jsonLogic } from '../../src/policy/engine/logic/json-logic.js';
-import { relationOf } from '../../src/policy/engine/relation.js';
+import { PKG_DIR } from '../../../src/package-dir.js';
+import type { AccessRequest } from '../../../src/policy/engine/decision.js';
+import { accessFacts, limitFacts } from '../../../src/policy/engine/logic/facts.js';
+import { jsonLogic } from '../../../src/policy/engine/logic/json-logic.js';
+import { relationOf } from '../../../src/policy/engine/relation.js';
 
 const request: AccessRequest = {
   userId: 10,

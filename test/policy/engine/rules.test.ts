@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/package-dir.js';
-import { checkAccess } from '../../src/policy/engine/check-access.js';
-import { checkLimit } from '../../src/policy/engine/check-limit.js';
-import type { CompiledPolicy } from '../../src/policy/engine/compiled-policy.js';
-import type { AccessRequest } from '../../src/policy/engine/decision.js';
-import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
-import { describeProblem } from '../../src/policy/authoring/problems.js';
+import { PKG_DIR } from '../../../src/package-dir.js';
+import { checkAccess } from '../../../src/policy/engine/check-access.js';
+import { checkLimit } from '../../../src/policy/engine/check-limit.js';
+import type { CompiledPolicy } from '../../../src/policy/engine/compiled-policy.js';
+import type { AccessRequest } from '../../../src/policy/engine/decision.js';
+import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
+import { describeProblem } from '../../../src/policy/authoring/problems.js';
 
 const DEFAULT = JSON.parse(readFileSync(join(PKG_DIR, 'policy', 'default.json'), 'utf8')) as Record<string, unknown>;
 

@@ -5,10 +5,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PKG_DIR } from '../../src/package-dir.js';
-import { callersFor, diffPolicies } from '../../src/policy/authoring/diff.js';
-import type { DiffSide } from '../../src/policy/authoring/diff.js';
-import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
+import { PKG_DIR } from '../../../src/package-dir.js';
+import { callersFor, diffPolicies } from '../../../src/policy/authoring/diff.js';
+import type { DiffSide } from '../../../src/policy/authoring/diff.js';
+import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const EXAMPLE = join(PKG_DIR, 'examples', 'document-sharing', 'policy.json');
