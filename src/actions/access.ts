@@ -6,10 +6,10 @@
  * "granted: True/False".
  */
 import { fail, invalid, ok } from '../domain/result.js';
-import { checkAccess } from '../policy/check-access.js';
-import { checkLimit } from '../policy/check-limit.js';
-import type { AccessCheck, Explanation } from '../policy/decision.js';
-import { parseSharedWith } from '../policy/shared-with.js';
+import { checkAccess } from '../policy/engine/check-access.js';
+import { checkLimit } from '../policy/engine/check-limit.js';
+import type { AccessCheck, Explanation } from '../policy/engine/decision.js';
+import { parseSharedWith } from '../policy/engine/shared-with.js';
 import type { UserStanding } from '../store/index.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';

@@ -6,7 +6,7 @@ import type { AuditSink } from '../audit/audit.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
 import type { Mailer } from '../mail/mailer.js';
-import type { PolicySource } from '../policy/compiled.js';
+import type { PolicySource } from '../policy/engine/compiled-policy.js';
 import type {
   ActionFailure,
   ActionInput,

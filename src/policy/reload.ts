@@ -9,8 +9,8 @@
  * the same document, even if the file changes again meanwhile. "Atomic" is per process (trap E3).
  */
 import type { Logger } from '../log/logger.js';
-import type { CompiledPolicy, PolicySource } from './compiled.js';
-import { compilePolicyBytes, problemLines, readPolicyFile } from './load.js';
+import type { CompiledPolicy, PolicySource } from './engine/compiled-policy.js';
+import { compilePolicyBytes, compilePolicyFile, problemLines } from './authoring/policy-file.js';
 
 export interface SwappablePolicy extends PolicySource {
   /** Puts `next` in force; returns the policy it replaced. */
@@ -33,11 +33,8 @@ export type PolicyCheck = { ok: true; bytes: Buffer; compiled: CompiledPolicy } 
 
 /** Reads and checks a policy file; nothing changes yet. */
 export function checkPolicyFile(path: string): PolicyCheck {
-  const read = readPolicyFile(path);
-  if (!read.ok) return { ok: false, problems: [read.problem] };
-  const compiled = compilePolicyBytes(read.bytes);
-  if (!compiled.ok) return { ok: false, problems: problemLines(path, compiled.problems) };
-  return { ok: true, bytes: read.bytes, compiled: compiled.compiled };
+  const checked = compilePolicyFile(path);
+  return checked.ok ? { ok: true, bytes: checked.bytes, compiled: checked.compiled } : checked;
 }
 
 export type ReloadOutcome = { ok: true; sha256: string; changed: boolean } | { ok: false; problems: string[] };

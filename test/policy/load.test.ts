@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { checkAccess } from '../../src/policy/check-access.js';
-import { compilePolicyBytes, loadPolicyFile } from '../../src/policy/load.js';
-import { describeProblem } from '../../src/policy/problems.js';
+import { checkAccess } from '../../src/policy/engine/check-access.js';
+import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
+import { loadPolicyFile } from '../../src/policy/load.js';
+import { describeProblem } from '../../src/policy/authoring/problems.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
