@@ -23,7 +23,9 @@ import { SHIPPED_CONFVARS } from './paths.js';
 import { rawValue, retrieve } from './retrieve.js';
 import type { Raw, Sources } from './retrieve.js';
 import { parsePassHash, parsePassPolicy, parseRateLimits } from './settings.js';
-import type { Parsed, PassHashSpec, PassPolicy, RateLimits } from './settings.js';
+import type { Parsed, RateLimits } from './settings.js';
+import type { PassHashSpec } from '../passwords/hashing.js';
+import type { PassPolicy } from '../passwords/thresholds.js';
 
 export interface TlsFiles {
   readonly cert: Buffer;
