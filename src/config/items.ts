@@ -11,7 +11,7 @@ import { parseDatabaseUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
 import type { Convert, Decoder, ItemContext } from './decoders.js';
 import { asText, bad, fileContent, flag, int, list, ok, optional, path, required, structured } from './decoders.js';
-import type { Raw } from './retrieve.js';
+import type { Retrieved } from './retrieve.js';
 import { parsePassHash, parsePassPolicy, parseRateLimits } from './settings.js';
 
 const keyring: Convert<Keyring> = (text, item) => {
@@ -77,22 +77,26 @@ export const ITEMS = {
 export type ItemName = keyof typeof ITEMS;
 export type ItemValues = { readonly [K in ItemName]: (typeof ITEMS)[K] extends Decoder<infer T> ? T : never };
 
-/** An item's retrieved value; undefined when retrieval failed (its problem is already listed). */
-export type Lookup = (name: ItemName) => { readonly known: false } | { readonly known: true; readonly value?: Raw };
-
 export interface DecodedItems {
   /** Every item that decoded; the others have a problem. */
   readonly values: Partial<ItemValues>;
   readonly problems: readonly string[];
 }
 
-export function decodeItems(lookup: Lookup, context: (name: ItemName) => ItemContext): DecodedItems {
+/**
+ * Decodes every item that was retrieved; one whose retrieval failed is skipped (its problem is
+ * already listed), one the configuration-variables file lacks is a problem.
+ */
+export function decodeItems(
+  retrieved: ReadonlyMap<string, Retrieved>,
+  context: (name: ItemName) => ItemContext,
+): DecodedItems {
   const values: Partial<Record<ItemName, unknown>> = {};
   const problems: string[] = [];
   for (const name of Object.keys(ITEMS) as ItemName[]) {
-    const found = lookup(name);
-    if (!found.known) problems.push(`the configuration-variables file has no item "${name}"`);
-    if (!found.known || found.value === undefined) continue;
+    const found = retrieved.get(name);
+    if (found === undefined) problems.push(`the configuration-variables file has no item "${name}"`);
+    if (found === undefined || 'problem' in found) continue;
     const decoded = (ITEMS[name] as Decoder<unknown>).decode(found.value, context(name));
     if (decoded.ok) values[name] = decoded.value;
     else problems.push(decoded.problem);
@@ -100,9 +104,8 @@ export function decodeItems(lookup: Lookup, context: (name: ItemName) => ItemCon
   return { values: values as Partial<ItemValues>, problems };
 }
 
-/** Checks between items. An item that failed to decode counts as given: it had a value. */
-export function crossItemProblems(values: Partial<ItemValues>, label: (name: ItemName) => string): string[] {
-  const given = (name: 'tlscertfile' | 'tlscertkey'): boolean => values[name] !== null;
+/** Checks between items, on whether each was given (retrieved with a value), decoded or not. */
+export function crossItemProblems(given: (name: ItemName) => boolean, label: (name: ItemName) => string): string[] {
   if (given('tlscertfile') === given('tlscertkey')) return [];
   return [`${label('tlscertfile')} and ${label('tlscertkey')} must be given together`];
 }

@@ -145,15 +145,12 @@ export async function resolveConfig(inputs: Inputs): Promise<ConfigResult> {
   });
   for (const [name, outcome] of retrieved)
     if ('problem' in outcome) problems.push(`${label(name)}: ${outcome.problem}`);
-  const decoded = decodeItems(
-    (name: ItemName) => {
-      const outcome = retrieved.get(name);
-      if (outcome === undefined) return { known: false };
-      return 'value' in outcome ? { known: true, value: outcome.value } : { known: true };
-    },
-    (name) => ({ label: label(name), basedir }),
-  );
-  problems.push(...decoded.problems, ...crossItemProblems(decoded.values, label));
+  const given = (name: ItemName): boolean => {
+    const found = retrieved.get(name);
+    return found !== undefined && 'value' in found && found.value !== null;
+  };
+  const decoded = decodeItems(retrieved, (name) => ({ label: label(name), basedir }));
+  problems.push(...decoded.problems, ...crossItemProblems(given, label));
 
   const path = decoded.values.permissions;
   const permissions = path === undefined ? null : { path, label: label('permissions') };
