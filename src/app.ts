@@ -1,21 +1,24 @@
 /**
- * The composition root: the only place that builds the real ports and wires them together.
- * Tests call startApp with their own clock, randomness, hash queue and log stream.
+ * The composition root: the only place that builds the real ports and wires them together, and the
+ * one that loads the policy the configuration names. Tests call startApp with their own clock,
+ * randomness, hash queue and log stream.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
+import type { Dispatcher } from './actions/dispatch.js';
 import { memoryReplayCache } from './admission/replay.js';
 import { logAuditSink } from './audit/audit.js';
-import { startCleanup } from './store/cleanup-timer.js';
-import { singleProcessReport } from './http/health-report.js';
-import type { WorkersReport } from './http/health-report.js';
-import type { Config } from './config/load.js';
+import type { Inputs } from './config/inputs.js';
+import { resolveConfig } from './config/load.js';
+import type { Config, PolicyLocation } from './config/load.js';
 import { VERSION } from './config/version.js';
 import { systemClock } from './domain/ports.js';
 import type { Clock, Random } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
+import { singleProcessReport } from './http/health-report.js';
+import type { WorkersReport } from './http/health-report.js';
 import { closeGracefully, createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import { createSmtpMailer } from './mail/smtp.js';
@@ -26,16 +29,45 @@ import type { HashQueue, HashQueueOptions } from './passwords/hash-queue.js';
 import { createHasher } from './passwords/hashing.js';
 import { createPwnedChecker, noPwnedCheck } from './passwords/pwned.js';
 import { passwordService } from './passwords/service.js';
+import type { PasswordService } from './passwords/service.js';
+import { loadPolicyBytes, loadPolicyFile } from './policy/load.js';
+import type { LoadedPolicy, PolicyLoad } from './policy/load.js';
 import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from './policy/reload.js';
 import type { ReloadOutcome, SwappablePolicy } from './policy/reload.js';
-import { writeCredentials } from './setup/credentials.js';
-import { MAINTENANCE_LIMITS } from './store/db.js';
+import { prepareDatabase } from './setup/first-start.js';
+import { startCleanup } from './store/cleanup-timer.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
-import { seedFixedAccounts } from './store/seed.js';
+
+export type Startup =
+  | { readonly ok: true; readonly config: Config; readonly policy: LoadedPolicy }
+  | { readonly ok: false; readonly problems: string[] };
+
+/** The policy at `at`, from the file or from the given bytes; each problem names the item. */
+function loadPolicyAt(at: PolicyLocation, bytes: Uint8Array | null): PolicyLoad {
+  const loaded = bytes === null ? loadPolicyFile(at.path) : loadPolicyBytes(at.path, bytes);
+  return loaded.ok ? loaded : { ok: false, problems: loaded.problems.map((p) => `${at.label}: ${p}`) };
+}
+
+/**
+ * The configuration and the policy it names, checked together: start-up refuses with every problem
+ * of both in one message. `policyBytes` is the document a cluster worker's primary enforces, which
+ * may differ from the file after a refused reload.
+ */
+export async function loadStartup(inputs: Inputs, policyBytes: Uint8Array | null = null): Promise<Startup> {
+  const resolved = await resolveConfig(inputs);
+  const policy = resolved.permissions === null ? null : loadPolicyAt(resolved.permissions, policyBytes);
+  if (resolved.ok && policy?.ok === true) return { ok: true, config: resolved.config, policy: policy.policy };
+  return {
+    ok: false,
+    problems: [...(resolved.ok ? [] : resolved.problems), ...(policy?.ok === false ? policy.problems : [])],
+  };
+}
 
 export interface AppOptions {
   readonly config: Config;
+  /** The policy to enforce at start (loadStartup's); when absent it is read from config.permissionsPath. */
+  readonly policy?: LoadedPolicy;
   readonly clock?: Clock;
   readonly random?: Random;
   /** The password-hash queue, or its bounds (default: about the core count per machine). */
@@ -61,110 +93,112 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export interface PreparedDatabase {
-  /** A store opened for maintenance (no statement timeout), for the caller to keep or close. */
-  readonly store: Store;
-  /** Set when this start created the superuser and wrote its credentials to a file. */
-  readonly credentialsFile: string | null;
+/** What every part of one process shares. */
+interface Wiring {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly log: Logger;
+  /** For /health's uptime: when startApp was called. */
+  readonly startedAtMs: number;
 }
 
-/**
- * Migrations and the fixed accounts: run once before serving, by the single process or by the cluster
- * primary before it forks (DESIGN decision 21). Safe when instances start together.
- */
-export async function prepareDatabase(options: AppOptions & { readonly log: Logger }): Promise<PreparedDatabase> {
-  const { config, log } = options;
-  const clock = options.clock ?? systemClock;
-  const store = openStore(config.authdb, MAINTENANCE_LIMITS);
-  try {
-    await store.migrate({
-      onRetry: (error, attempt) => {
-        log.info('waiting for another instance to migrate', { attempt, error: error.message });
-      },
-    });
-    const seeded = await seedFixedAccounts(
-      store.users,
-      { clock, random: options.random ?? randomSource, hasher: createHasher(config.passHash) },
-      config.admin,
-    );
-    const credentialsFile =
-      seeded.created === null ? null : writeCredentials(config.basedir, seeded.created, clock.now());
-    if (seeded.created !== null) {
-      const pii = piiHasher(config.piisalt);
-      log.info('created the superuser account', { user: pii(seeded.created.email), credentials_file: credentialsFile });
-    }
-    return { store, credentialsFile };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+function initialPolicy(options: AppOptions): LoadedPolicy {
+  if (options.policy !== undefined) return options.policy;
+  const loaded = loadPolicyFile(options.config.permissionsPath);
+  if (!loaded.ok) throw new Error(`the policy cannot be loaded:\n${loaded.problems.join('\n')}`);
+  return loaded.policy;
+}
+
+function passwordsOf({ config, clock }: Wiring, queue: HashQueueOptions | HashQueue): PasswordService {
+  const hasher = createHasher(config.passHash, 'run' in queue ? queue : createHashQueue(queue));
+  return passwordService(hasher, config.passPolicy, {
+    serverName: config.serverName,
+    pwned: config.pwnedUrl === null ? noPwnedCheck : createPwnedChecker({ url: config.pwnedUrl, clock }),
+    pwnedFailClosed: config.pwnedFailClosed,
+  });
+}
+
+function dispatcherOf(wiring: Wiring, store: Store, policy: SwappablePolicy, passwords: PasswordService): Dispatcher {
+  const { config, clock, random, log } = wiring;
+  return createDispatcher({
+    clock,
+    random,
+    store,
+    audit: logAuditSink(log, piiHasher(config.piisalt)),
+    passwords,
+    mailer: createSmtpMailer(config.email),
+    policy,
+    settings: {
+      sessionExpiryDays: config.sessionExpiryDays,
+      userLockTries: config.userLockTries,
+      userLockTimeSeconds: config.userLockTimeSeconds,
+    },
+  });
+}
+
+async function serveHttp(
+  wiring: Wiring,
+  store: Store,
+  dispatcher: Dispatcher,
+  workers: () => WorkersReport,
+): Promise<{ server: Server; url: string }> {
+  const { config, clock, random, log, startedAtMs } = wiring;
+  const app = createHttpApp({
+    keyring: config.keyring,
+    debugmode: config.debugmode,
+    allowedHosts: new Set(config.allowedHosts),
+    maxBodySize: config.maxBodySize,
+    messageTtlSeconds: config.messageTtlSeconds,
+    clock,
+    random,
+    dispatcher,
+    replay: memoryReplayCache(),
+    log,
+    pii: piiHasher(config.piisalt),
+    health: {
+      version: VERSION,
+      startedAtMs,
+      now: () => clock.now(),
+      database: (budgetMs) => store.ping(budgetMs),
+      workers,
+    },
+  });
+  const server = await listen(app, { host: config.listen, port: config.port, tls: config.tls });
+  const { address, port } = server.address() as AddressInfo;
+  const scheme = config.tls === null ? 'http' : 'https';
+  return { server, url: `${scheme}://${address.includes(':') ? `[${address}]` : address}:${port}/` };
+}
+
+/** A single process prepares its database; a cluster worker finds it prepared by its primary. */
+async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise<string | null> {
+  if (options.worker !== undefined) return null;
+  const prepared = await prepareDatabase(wiring);
+  await prepared.store.close();
+  return prepared.credentialsFile;
 }
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const random = options.random ?? randomSource;
-  const log = createLogger(options.logStream ?? process.stdout);
-  const pii = piiHasher(config.piisalt);
-  const startedAtMs = clock.now();
-
-  const queue = options.hashQueue ?? defaultHashQueueOptions(config.workers);
-  const hasher = createHasher(config.passHash, 'run' in queue ? queue : createHashQueue(queue));
-  const passwords = passwordService(hasher, config.passPolicy, {
-    serverName: config.serverName,
-    pwned: config.pwnedUrl === null ? noPwnedCheck : createPwnedChecker({ url: config.pwnedUrl, clock }),
-    pwnedFailClosed: config.pwnedFailClosed,
-  });
-
-  // A cluster worker finds the database prepared by its primary, which also runs the purge.
-  let credentialsFile: string | null = null;
-  if (options.worker === undefined) {
-    const prepared = await prepareDatabase({ ...options, log });
-    credentialsFile = prepared.credentialsFile;
-    await prepared.store.close();
-  }
+  const wiring: Wiring = {
+    config,
+    clock,
+    random: options.random ?? randomSource,
+    log: createLogger(options.logStream ?? process.stdout),
+    startedAtMs: clock.now(),
+  };
+  const { log } = wiring;
+  const loaded = initialPolicy(options);
+  const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
+  const credentialsFile = await prepareUnlessWorker(options, wiring);
   const store = openStore(config.authdb);
   try {
+    // The primary of a cluster runs the purge; a single process runs its own.
     const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
-    const policy = swappablePolicy(config.policy.compiled);
-    const dispatcher = createDispatcher({
-      clock,
-      random,
-      store,
-      audit: logAuditSink(log, pii),
-      passwords,
-      mailer: createSmtpMailer(config.email),
-      policy,
-      settings: {
-        sessionExpiryDays: config.sessionExpiryDays,
-        userLockTries: config.userLockTries,
-        userLockTimeSeconds: config.userLockTimeSeconds,
-      },
-    });
-    const app = createHttpApp({
-      keyring: config.keyring,
-      debugmode: config.debugmode,
-      allowedHosts: new Set(config.allowedHosts),
-      maxBodySize: config.maxBodySize,
-      messageTtlSeconds: config.messageTtlSeconds,
-      clock,
-      random,
-      dispatcher,
-      replay: memoryReplayCache(),
-      log,
-      pii,
-      health: {
-        version: VERSION,
-        startedAtMs,
-        now: () => clock.now(),
-        database: (budgetMs) => store.ping(budgetMs),
-        workers: options.worker?.workers ?? (() => singleProcessReport(process.pid)),
-      },
-    });
-    const server = await listen(app, { host: config.listen, port: config.port, tls: config.tls });
-    const { address, port } = server.address() as AddressInfo;
-    const scheme = config.tls === null ? 'http' : 'https';
-    const url = `${scheme}://${address.includes(':') ? `[${address}]` : address}:${port}/`;
+    const policy = swappablePolicy(loaded.compiled);
+    const workers = options.worker?.workers ?? (() => singleProcessReport(process.pid));
+    const { server, url } = await serveHttp(wiring, store, dispatcherOf(wiring, store, policy, passwords), workers);
     return {
       url,
       server,

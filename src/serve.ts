@@ -8,7 +8,8 @@ import { serveProcesses } from './cluster/index.js';
 import { policyFromPrimary } from './cluster/policy.js';
 import type { Environment } from './config/environment.js';
 import { helpText } from './config/help.js';
-import { readInputs, resolveConfig } from './config/load.js';
+import { loadStartup } from './app.js';
+import { readInputs } from './config/inputs.js';
 import { rawValue } from './config/retrieve.js';
 import { askAnswers, describeSetup, runSetup } from './setup/autosetup.js';
 
@@ -47,8 +48,8 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   if (commandLine.force) return refuse(terminal, ['--force only goes with --autosetup']);
   // A worker enforces the document its primary enforces, not whatever the file holds now (cluster/policy.ts).
   const policyBytes = cluster.isWorker ? await policyFromPrimary() : null;
-  const loaded = await resolveConfig(inputs, policyBytes === null ? {} : { policyBytes });
+  const loaded = await loadStartup(inputs, policyBytes);
   if (!loaded.ok) return refuse(terminal, loaded.problems);
   // The process model (single process, or cluster primary and workers) lives in src/cluster.
-  return { url: await serveProcesses(loaded.config) };
+  return { url: await serveProcesses(loaded.config, loaded.policy) };
 }

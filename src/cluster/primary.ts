@@ -12,17 +12,20 @@
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import { prepareDatabase } from '../app.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
-import { createLogger } from '../log/logger.js';
-import { planRestart } from './backoff.js';
-import { startCleanup } from '../store/cleanup-timer.js';
-import { isPolicyRequest, isReady } from './messages.js';
-import { policyKeeper } from './policy.js';
-import type { PrimaryMessage } from './messages.js';
 import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';
+import { createLogger } from '../log/logger.js';
+import type { Logger } from '../log/logger.js';
+import type { LoadedPolicy } from '../policy/load.js';
+import { prepareDatabase } from '../setup/first-start.js';
+import { startCleanup } from '../store/cleanup-timer.js';
+import { planRestart } from './backoff.js';
+import { isPolicyRequest, isReady } from './messages.js';
+import type { PrimaryMessage, ReadyMessage } from './messages.js';
+import { policyKeeper } from './policy.js';
+import type { PolicyKeeper } from './policy.js';
 
 /** Longer than the HTTP request timeout (30 s), so every received request can still be answered. */
 const DRAIN_LIMIT_MS = 40_000;
@@ -37,133 +40,162 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
-export async function runPrimary(config: Config): Promise<string> {
+/** The primary's state, shared by the handlers below. */
+interface Primary {
+  readonly slots: Slot[];
+  readonly log: Logger;
+  readonly policy: PolicyKeeper;
+  /** Resolves runPrimary's promise once every worker is up. */
+  readonly announce: (url: string) => void;
+  /** Releases the database and exits the process. */
+  readonly release: () => Promise<void>;
+  everReady: boolean;
+  stopping: boolean;
+  finished: boolean;
+  exitCode: number;
+}
+
+const newSlot = (i: number): Slot => ({
+  slot: i + 1,
+  worker: null,
+  state: 'starting',
+  restarts: 0,
+  crashes: 0,
+  startedAt: 0,
+  timer: null,
+});
+
+function send(worker: Worker, message: PrimaryMessage): void {
+  if (worker.isConnected()) worker.send(message);
+}
+
+function sendAll(primary: Primary, message: PrimaryMessage): void {
+  for (const s of primary.slots) if (s.worker !== null) send(s.worker, message);
+}
+
+/** The table of workers, for every worker's /health. */
+function broadcastWorkers(primary: Primary): void {
+  const entries: WorkerEntry[] = primary.slots.map((s) => ({
+    slot: s.slot,
+    pid: s.worker?.process.pid ?? null,
+    state: s.state,
+    restarts: s.restarts,
+  }));
+  sendAll(primary, { type: 'authsvc:workers', report: reportOf(entries) });
+}
+
+function finish(primary: Primary, code: number): void {
+  if (primary.finished) return;
+  primary.finished = true;
+  primary.release().then(
+    () => process.exit(code),
+    () => process.exit(code === 0 ? 1 : code),
+  );
+}
+
+/** Asks every worker to drain; exits once all are gone, or kills them after the drain limit. */
+function stop(primary: Primary, why: string, code = 0): void {
+  if (primary.stopping) return;
+  primary.stopping = true;
+  primary.exitCode = code;
+  const { slots, log } = primary;
+  log.info('stopping', { signal: why, workers: slots.filter((s) => s.worker !== null).length });
+  for (const s of slots) {
+    if (s.timer !== null) clearTimeout(s.timer);
+    s.timer = null;
+    if (s.worker === null) continue;
+    s.state = 'stopping';
+    send(s.worker, { type: 'authsvc:shutdown' });
+  }
+  if (slots.every((s) => s.worker === null)) return finish(primary, code);
+  setTimeout(() => {
+    log.error('workers did not drain in time; killing them', { limit_ms: DRAIN_LIMIT_MS });
+    for (const s of slots) s.worker?.process.kill('SIGKILL');
+    finish(primary, 1);
+  }, DRAIN_LIMIT_MS).unref();
+}
+
+function onReady(primary: Primary, slot: Slot, worker: Worker, message: ReadyMessage): void {
+  if (slot.worker !== worker || primary.stopping) return;
+  // A reload between the worker's request and its start: it gets the document in force now.
+  if (message.policySha256 !== primary.policy.sha256()) send(worker, primary.policy.message());
+  slot.state = 'up';
+  if (!primary.everReady && primary.slots.every((s) => s.state === 'up')) {
+    primary.everReady = true;
+    const startup_ms = Math.round(performance.now());
+    primary.log.info('listening', { url: message.url, workers: primary.slots.length, startup_ms });
+    primary.announce(message.url);
+  }
+  broadcastWorkers(primary);
+}
+
+function onExit(primary: Primary, slot: Slot, worker: Worker, code: number, signal: string): void {
+  if (slot.worker !== worker) return;
+  slot.worker = null;
+  if (primary.stopping) {
+    slot.state = 'stopping';
+    if (primary.slots.every((s) => s.worker === null)) finish(primary, primary.exitCode);
+    return;
+  }
+  if (!primary.everReady) {
+    primary.log.error('a worker could not start; stopping', { slot: slot.slot, code, signal });
+    return stop(primary, 'start failed', 1);
+  }
+  const plan = planRestart(slot.crashes, performance.now() - slot.startedAt);
+  slot.crashes = plan.crashes;
+  slot.restarts += 1;
+  slot.state = 'restarting';
+  const details = { slot: slot.slot, pid: worker.process.pid, code, signal, delay_ms: plan.delayMs };
+  primary.log.warn('worker died; restarting it', details);
+  slot.timer = setTimeout(() => fork(primary, slot), plan.delayMs);
+  broadcastWorkers(primary);
+}
+
+function fork(primary: Primary, slot: Slot): void {
+  slot.timer = null;
+  const worker = cluster.fork();
+  slot.worker = worker;
+  slot.state = 'starting';
+  slot.startedAt = performance.now();
+  worker.on('message', (message: unknown) => {
+    if (isPolicyRequest(message)) send(worker, primary.policy.message());
+    else if (isReady(message)) onReady(primary, slot, worker, message);
+  });
+  worker.on('exit', (code, signal) => onExit(primary, slot, worker, code, signal));
+  broadcastWorkers(primary);
+}
+
+function handleSignals(primary: Primary): void {
+  process.on('SIGTERM', () => stop(primary, 'SIGTERM'));
+  process.on('SIGINT', () => stop(primary, 'SIGINT'));
+  process.on('SIGHUP', () => {
+    if (primary.stopping) return;
+    const message = primary.policy.reload();
+    if (message !== null) sendAll(primary, message);
+  });
+}
+
+/** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
+export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<string> {
   const log = createLogger(process.stdout);
   const prepared = await prepareDatabase({ config, log });
   const cleanup = startCleanup(prepared.store, systemClock, log);
-  const policy = policyKeeper(config.permissionsPath, config.policy.bytes, log);
-
-  const slots: Slot[] = Array.from({ length: config.workers }, (_, i) => ({
-    slot: i + 1,
-    worker: null,
-    state: 'starting',
-    restarts: 0,
-    crashes: 0,
-    startedAt: 0,
-    timer: null,
-  }));
-  let everReady = false;
-  let announce: (url: string) => void = () => undefined;
-  const listening = new Promise<string>((resolve) => {
-    announce = resolve;
+  return new Promise<string>((announce) => {
+    const primary: Primary = {
+      slots: Array.from({ length: config.workers }, (_, i) => newSlot(i)),
+      log,
+      policy: policyKeeper(config.permissionsPath, policy.bytes, log),
+      announce,
+      release: () => {
+        cleanup.stop();
+        return prepared.store.close();
+      },
+      everReady: false,
+      stopping: false,
+      finished: false,
+      exitCode: 0,
+    };
+    handleSignals(primary);
+    for (const slot of primary.slots) fork(primary, slot);
   });
-  let stopping = false;
-
-  const entries = (): WorkerEntry[] =>
-    slots.map((s) => ({ slot: s.slot, pid: s.worker?.process.pid ?? null, state: s.state, restarts: s.restarts }));
-  const send = (worker: Worker, message: PrimaryMessage): void => {
-    if (worker.isConnected()) worker.send(message);
-  };
-  const broadcast = (): void => {
-    const message: PrimaryMessage = { type: 'authsvc:workers', report: reportOf(entries()) };
-    for (const s of slots) if (s.worker !== null) send(s.worker, message);
-  };
-
-  let finished = false;
-  const finish = (code: number): void => {
-    if (finished) return;
-    finished = true;
-    cleanup.stop();
-    prepared.store.close().then(
-      () => process.exit(code),
-      () => process.exit(code === 0 ? 1 : code),
-    );
-  };
-
-  let exitCode = 0;
-  const stop = (why: string, code = 0): void => {
-    if (stopping) return;
-    stopping = true;
-    exitCode = code;
-    log.info('stopping', { signal: why, workers: slots.filter((s) => s.worker !== null).length });
-    for (const s of slots) {
-      if (s.timer !== null) clearTimeout(s.timer);
-      s.timer = null;
-      if (s.worker === null) continue;
-      s.state = 'stopping';
-      send(s.worker, { type: 'authsvc:shutdown' });
-    }
-    if (slots.every((s) => s.worker === null)) return finish(code);
-    setTimeout(() => {
-      log.error('workers did not drain in time; killing them', { limit_ms: DRAIN_LIMIT_MS });
-      for (const s of slots) s.worker?.process.kill('SIGKILL');
-      finish(1);
-    }, DRAIN_LIMIT_MS).unref();
-  };
-
-  const fork = (slot: Slot): void => {
-    slot.timer = null;
-    const worker = cluster.fork();
-    slot.worker = worker;
-    slot.state = 'starting';
-    slot.startedAt = performance.now();
-    worker.on('message', (message: unknown) => {
-      if (isPolicyRequest(message)) {
-        send(worker, policy.message());
-        return;
-      }
-      if (!isReady(message) || slot.worker !== worker || stopping) return;
-      // A reload between the worker's request and its start: it gets the document in force now.
-      if (message.policySha256 !== policy.sha256()) send(worker, policy.message());
-      slot.state = 'up';
-      if (!everReady && slots.every((s) => s.state === 'up')) {
-        everReady = true;
-        log.info('listening', {
-          url: message.url,
-          workers: slots.length,
-          startup_ms: Math.round(performance.now()),
-        });
-        announce(message.url);
-      }
-      broadcast();
-    });
-    worker.on('exit', (code, signal) => {
-      if (slot.worker !== worker) return;
-      slot.worker = null;
-      if (stopping) {
-        slot.state = 'stopping';
-        if (slots.every((s) => s.worker === null)) finish(exitCode);
-        return;
-      }
-      if (!everReady) {
-        log.error('a worker could not start; stopping', { slot: slot.slot, code, signal });
-        stop('start failed', 1);
-        return;
-      }
-      const plan = planRestart(slot.crashes, performance.now() - slot.startedAt);
-      slot.crashes = plan.crashes;
-      slot.restarts += 1;
-      slot.state = 'restarting';
-      log.warn('worker died; restarting it', {
-        slot: slot.slot,
-        pid: worker.process.pid,
-        code,
-        signal,
-        delay_ms: plan.delayMs,
-      });
-      slot.timer = setTimeout(() => fork(slot), plan.delayMs);
-      broadcast();
-    });
-    broadcast();
-  };
-
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => {
-    if (stopping) return;
-    const message = policy.reload();
-    if (message !== null) for (const s of slots) if (s.worker !== null) send(s.worker, message);
-  });
-  for (const slot of slots) fork(slot);
-  return listening;
 }

@@ -4,9 +4,10 @@
  */
 import { startApp } from '../app.js';
 import type { Config } from '../config/load.js';
+import type { LoadedPolicy } from '../policy/load.js';
 
-export async function runSingle(config: Config): Promise<string> {
-  const app = await startApp({ config });
+export async function runSingle(config: Config, policy: LoadedPolicy): Promise<string> {
+  const app = await startApp({ config, policy });
   app.log.info('listening', { url: app.url, workers: 1, startup_ms: Math.round(performance.now()) });
   let stopping = false;
   const stop = (signal: string): void => {

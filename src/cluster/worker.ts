@@ -7,12 +7,13 @@
 import { startApp } from '../app.js';
 import type { RunningApp } from '../app.js';
 import type { Config } from '../config/load.js';
+import type { LoadedPolicy } from '../policy/load.js';
 import { isPrimaryMessage } from './messages.js';
 import type { ReadyMessage } from './messages.js';
 import { singleProcessReport } from '../http/health-report.js';
 import type { WorkersReport } from '../http/health-report.js';
 
-export async function runWorker(config: Config): Promise<void> {
+export async function runWorker(config: Config, policy: LoadedPolicy): Promise<void> {
   // Until the primary's first table arrives, a worker knows only itself.
   let report: WorkersReport = singleProcessReport(process.pid);
   let app: RunningApp | null = null;
@@ -48,7 +49,7 @@ export async function runWorker(config: Config): Promise<void> {
   // Without a handler, SIGHUP would kill the worker (e.g. a terminal closing on the process group).
   process.on('SIGHUP', () => undefined);
 
-  app = await startApp({ config, worker: { workers: () => report } });
+  app = await startApp({ config, policy, worker: { workers: () => report } });
   if (state.stopping !== null) return drain(app, state.stopping);
   if (pending.policy !== null) app.applyPolicy(pending.policy);
   const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url, policySha256: app.policy.current().sha256 };

@@ -90,3 +90,10 @@ export function loadConfVars(path: string, dir: string): ConfVars {
   }
   return { dir, items };
 }
+
+/** How messages name an item: `secret (--secret, AUTHSVC_SECRET, AUTHSVC_SECRETKEY)`. */
+export function itemLabel(items: ConfVars['items'], name: string): string {
+  const item = items[name];
+  const names = [item?.cmdline ? `--${item.cmdline}` : null, ...(item ? envNames(item) : [])].filter(Boolean);
+  return `${name} (${names.join(', ')})`;
+}

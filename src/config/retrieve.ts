@@ -115,3 +115,17 @@ export async function retrieve(item: ConfVar, raw: RawValue, context: RetrieveCo
   if ('problem' in retrieved || item.postprocess_value === null || raw.value === null) return retrieved;
   return postprocess(item.postprocess_value, retrieved.value, context.confvarsDir);
 }
+
+/** Every item at once (HTTP fetches run in parallel), by name. */
+export async function retrieveAll(
+  items: Readonly<Record<string, ConfVar>>,
+  sources: Sources,
+  context: RetrieveContext,
+): Promise<ReadonlyMap<string, Retrieved>> {
+  const entries = await Promise.all(
+    Object.entries(items).map(
+      async ([name, item]) => [name, await retrieve(item, rawValue(item, sources), context)] as const,
+    ),
+  );
+  return new Map(entries);
+}

@@ -1,5 +1,9 @@
 /** Parsers of the items whose values have a structure of their own. Each returns the value or a problem. */
 
+import type { PassHashSpec } from '../passwords/hashing.js';
+import { DEFAULT_PASS_POLICY } from '../passwords/thresholds.js';
+import type { PassPolicy } from '../passwords/thresholds.js';
+
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
@@ -24,20 +28,6 @@ function intIn(text: string, min: number, max: number): number | null {
   const n = Number(text);
   return n >= min && n <= max ? n : null;
 }
-
-export interface PassPolicy {
-  readonly minPassLength: number;
-  readonly maxUnsafeSimilarity: number;
-  readonly maxCharFrequency: number;
-  readonly minPwnedMatches: number;
-}
-
-export const DEFAULT_PASS_POLICY: PassPolicy = {
-  minPassLength: 12,
-  maxUnsafeSimilarity: 50,
-  maxCharFrequency: 0.3,
-  minPwnedMatches: 25,
-};
 
 /** `--passpolicy`: any subset of the spec's keys, in any order; the rest keep their defaults. */
 export function parsePassPolicy(text: string): Parsed<PassPolicy> {
@@ -121,10 +111,6 @@ export function parseRateLimits(text: string): Parsed<RateLimits | null> {
     actions,
   });
 }
-
-export type PassHashSpec =
-  | { readonly kind: 'argon2id'; readonly memoryCost: number; readonly timeCost: number; readonly parallelism: number }
-  | { readonly kind: 'scrypt'; readonly logN: number; readonly r: number; readonly p: number };
 
 /** `--passhash`: `argon2id:m=19456,t=2,p=1` or `scrypt:logN=17,r=8,p=1`. */
 export function parsePassHash(text: string): Parsed<PassHashSpec> {

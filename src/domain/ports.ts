@@ -10,3 +10,8 @@ export interface Random {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** Makes the stored hash of a new password (the seed's view of passwords/hashing.ts). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+}

@@ -7,8 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { hash as argon2Hash, needsRehash as argon2NeedsRehash, verify as argon2Verify } from 'argon2';
 import * as scryptModule from 'scrypt-kdf';
-import type { PassHashSpec } from '../config/settings.js';
+import type { PasswordHasher as HashPort } from '../domain/ports.js';
 import type { HashQueue } from './hash-queue.js';
+
+/** The kind and parameters of new hashes (`--passhash`). */
+export type PassHashSpec =
+  | { readonly kind: 'argon2id'; readonly memoryCost: number; readonly timeCost: number; readonly parallelism: number }
+  | { readonly kind: 'scrypt'; readonly logN: number; readonly r: number; readonly p: number };
 
 export interface VerifyResult {
   readonly ok: boolean;
@@ -16,8 +21,8 @@ export interface VerifyResult {
   readonly needsRehash: boolean;
 }
 
-export interface PasswordHasher {
-  hash(password: string): Promise<string>;
+/** The port the seed uses (hashing only), plus what logins and password changes need. */
+export interface PasswordHasher extends HashPort {
   verify(stored: string, password: string): Promise<VerifyResult>;
   /**
    * Spends the time of one verification with the current parameters, against a throwaway hash: run

@@ -3,9 +3,9 @@
  * and words (frontends may match them, so they stay verbatim, "appear appear" included). The
  * compromised-password lookup runs only when the other rules pass.
  */
-import type { PassPolicy } from '../config/settings.js';
 import { isCommonPassword } from './common.js';
 import type { PwnedChecker } from './pwned.js';
+import type { PassPolicy } from './thresholds.js';
 import { similarity } from './similarity.js';
 
 /** Longer passwords are refused, never truncated. */

@@ -1,8 +1,8 @@
 /** What the actions use of passwords: the hasher (behind the hash queue) and the policy check. */
-import type { PassPolicy } from '../config/settings.js';
 import type { PasswordHasher } from './hashing.js';
 import { checkPassword } from './policy.js';
 import type { PasswordContext, PolicyDeps, PolicyVerdict } from './policy.js';
+import type { PassPolicy } from './thresholds.js';
 
 export interface PasswordService {
   readonly hasher: PasswordHasher;

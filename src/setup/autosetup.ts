@@ -20,6 +20,7 @@ import { generateFernetKey } from '../protocol/index.js';
 import { openStore } from '../store/index.js';
 import { seedFixedAccounts } from '../store/seed.js';
 import { parseDatabaseUrl } from '../store/url.js';
+import type { DatabaseTarget } from '../store/url.js';
 import { writeCredentials } from './credentials.js';
 
 export const SECRET_FILE = '.authsvc-secret-key';
@@ -59,6 +60,64 @@ function writeOnce(path: string, content: string | Buffer, mode: number): void {
   if (!existsSync(path)) writeFileSync(path, content, { mode, flag: 'wx' });
 }
 
+interface CheckedAnswers {
+  readonly authdbUrl: string;
+  readonly target: DatabaseTarget;
+  readonly permissions: string;
+}
+
+/** The answers' database URL and policy file, or every problem with them. */
+function checkAnswers(basedir: string, answers: SetupAnswers): CheckedAnswers | { readonly problems: string[] } {
+  const problems: string[] = [];
+  const authdbUrl = answers.authdb.trim() || `sqlite:///${join(basedir, 'authsvc.sqlite')}`;
+  const target = parseDatabaseUrl(authdbUrl, basedir);
+  if (!target.ok) problems.push(`database URL ${target.problem}`);
+  const given = answers.permissions.trim();
+  const permissions = given === '' ? join(basedir, 'permissions.json') : resolve(given);
+  if (given !== '') {
+    const policy = loadPolicyFile(permissions);
+    if (!policy.ok) problems.push(...policy.problems.map((p) => `permissions: ${p}`));
+  }
+  if (!target.ok || problems.length > 0) return { problems };
+  return { authdbUrl, target: target.target, permissions };
+}
+
+/** The secret, the salt and the copies of the default policy and of the confvars file. */
+function writeSecretsAndCopies(
+  basedir: string,
+  random: Random,
+): { secretFile: string; saltFile: string; confvarsCopy: string } {
+  mkdirSync(basedir, { recursive: true, mode: 0o700 });
+  const secretFile = join(basedir, SECRET_FILE);
+  const saltFile = join(basedir, SALT_FILE);
+  const confvarsCopy = join(basedir, 'confvars.json');
+  writeOnce(secretFile, generateFernetKey(), 0o400);
+  writeOnce(saltFile, random.bytes(32).toString('base64url'), 0o400);
+  writeOnce(join(basedir, 'permissions.json'), readFileSync(join(PKG_DIR, 'policy', 'default.json')), 0o644);
+  writeOnce(confvarsCopy, readFileSync(SHIPPED_CONFVARS), 0o644);
+  return { secretFile, saltFile, confvarsCopy };
+}
+
+/** Creates the tables and the fixed accounts; returns the credentials file when it wrote one. */
+async function seedDatabase(
+  basedir: string,
+  target: DatabaseTarget,
+  answers: SetupAnswers,
+  deps: { clock: Clock; random: Random; hasher: PasswordHasher },
+): Promise<string | null> {
+  const store = openStore(target);
+  try {
+    await store.migrate();
+    const seeded = await seedFixedAccounts(store.users, deps, {
+      ...(answers.adminEmail.trim() === '' ? {} : { email: answers.adminEmail.trim() }),
+      ...(answers.adminPassword === '' ? {} : { password: answers.adminPassword }),
+    });
+    return seeded.created === null ? null : writeCredentials(basedir, seeded.created, deps.clock.now());
+  } finally {
+    await store.close();
+  }
+}
+
 export async function runSetup(basedirArg: string, answers: SetupAnswers, options: SetupOptions): Promise<SetupResult> {
   const basedir = resolve(basedirArg);
   const envFile = join(basedir, ENV_FILE);
@@ -68,45 +127,13 @@ export async function runSetup(basedirArg: string, answers: SetupAnswers, option
       problems: [`${basedir} is already set up (${envFile} exists); add --force to set it up again`],
     };
   }
-  const problems: string[] = [];
-  const authdbUrl = answers.authdb.trim() || `sqlite:///${join(basedir, 'authsvc.sqlite')}`;
-  const target = parseDatabaseUrl(authdbUrl, basedir);
-  if (!target.ok) problems.push(`database URL ${target.problem}`);
-  const permissions =
-    answers.permissions.trim() === '' ? join(basedir, 'permissions.json') : resolve(answers.permissions.trim());
-  if (answers.permissions.trim() !== '') {
-    const policy = loadPolicyFile(permissions);
-    if (!policy.ok) problems.push(...policy.problems.map((p) => `permissions: ${p}`));
-  }
-  if (!target.ok || problems.length > 0) return { ok: false, problems };
-
-  mkdirSync(basedir, { recursive: true, mode: 0o700 });
-  const secretFile = join(basedir, SECRET_FILE);
-  const saltFile = join(basedir, SALT_FILE);
+  const checked = checkAnswers(basedir, answers);
+  if ('problems' in checked) return { ok: false, problems: checked.problems };
   const random = options.random ?? randomSource;
-  writeOnce(secretFile, generateFernetKey(), 0o400);
-  writeOnce(saltFile, random.bytes(32).toString('base64url'), 0o400);
-  writeOnce(join(basedir, 'permissions.json'), readFileSync(join(PKG_DIR, 'policy', 'default.json')), 0o644);
-  const confvarsCopy = join(basedir, 'confvars.json');
-  writeOnce(confvarsCopy, readFileSync(SHIPPED_CONFVARS), 0o644);
-
+  const { secretFile, saltFile, confvarsCopy } = writeSecretsAndCopies(basedir, random);
   const clock = options.clock ?? systemClock;
-  const store = openStore(target.target);
-  let credentialsFile: string | null = null;
-  try {
-    await store.migrate();
-    const seeded = await seedFixedAccounts(
-      store.users,
-      { clock, random, hasher: options.hasher ?? createHasher() },
-      {
-        ...(answers.adminEmail.trim() === '' ? {} : { email: answers.adminEmail.trim() }),
-        ...(answers.adminPassword === '' ? {} : { password: answers.adminPassword }),
-      },
-    );
-    if (seeded.created !== null) credentialsFile = writeCredentials(basedir, seeded.created, clock.now());
-  } finally {
-    await store.close();
-  }
+  const hasher = options.hasher ?? createHasher();
+  const credentialsFile = await seedDatabase(basedir, checked.target, answers, { clock, random, hasher });
 
   const startCommand = `authsvc --basedir=${basedir} --confvars=${confvarsCopy} --envfile=${envFile}`;
   writeFileSync(
@@ -115,8 +142,8 @@ export async function runSetup(basedirArg: string, answers: SetupAnswers, option
       `# Written by authsvc --autosetup. Start with:`,
       `#   ${startCommand}`,
       `AUTHSVC_BASEDIR=${basedir}`,
-      `AUTHSVC_AUTHDB=${authdbUrl}`,
-      `AUTHSVC_PERMISSIONS=${permissions}`,
+      `AUTHSVC_AUTHDB=${checked.authdbUrl}`,
+      `AUTHSVC_PERMISSIONS=${checked.permissions}`,
       `AUTHSVC_SECRET=${secretFile}`,
       `AUTHSVC_PIISALT=${saltFile}`,
       '',

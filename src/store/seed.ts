@@ -3,8 +3,7 @@
  * user, 3 a locked dummy whose hash equalises the timing of checks on unknown users.
  */
 import { userInfo } from 'node:os';
-import type { PasswordHasher } from '../passwords/hashing.js';
-import type { Clock, Random } from '../domain/ports.js';
+import type { Clock, PasswordHasher, Random } from '../domain/ports.js';
 import { uuidV4 } from '../domain/random.js';
 import { newToken } from '../domain/tokens.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';

@@ -31,7 +31,7 @@ describe('rules of a custom policy over the protocol (examples/document-sharing)
   before(async () => {
     const loaded = loadPolicyFile(POLICY);
     assert.ok(loaded.ok, loaded.ok ? '' : loaded.problems.join('\n'));
-    server = await startTestServer({ config: { permissionsPath: POLICY, policy: loaded.policy } });
+    server = await startTestServer({ config: { permissionsPath: POLICY } });
     await insertUsers(server.app.store, [
       { userId: ALICE, role: 'authenticated' },
       { userId: BOB, role: 'authenticated' },

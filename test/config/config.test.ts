@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config/load.js';
+import { loadStartup } from '../../src/app.js';
+import { readInputs } from '../../src/config/inputs.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 
@@ -14,14 +15,19 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const key = generateFernetKey();
 const required = { AUTHSVC_SECRET: key, AUTHSVC_PIISALT: 'pepper-pepper', AUTHSVC_AUTHDB: 'sqlite:///a.sqlite' };
 
+/** As start-up does: the configuration and the policy it names, every problem of both at once. */
 function load(env: Record<string, string>, argv: string[] = []) {
-  return loadConfig(argv, { AUTHSVC_BASEDIR: dir, ...env });
+  return loadStartup(readInputs(argv, { AUTHSVC_BASEDIR: dir, ...env }));
+}
+
+async function started(env: Record<string, string>, argv: string[] = []) {
+  const result = await load(env, argv);
+  assert.ok(result.ok, result.ok ? '' : result.problems.join('; '));
+  return result;
 }
 
 async function loaded(env: Record<string, string>, argv: string[] = []) {
-  const result = await load(env, argv);
-  assert.ok(result.ok, result.ok ? '' : result.problems.join('; '));
-  return result.config;
+  return (await started(env, argv)).config;
 }
 
 describe('configuration', () => {
@@ -50,7 +56,7 @@ describe('configuration', () => {
   });
 
   it('has the documented defaults', async () => {
-    const config = await loaded(required);
+    const { config, policy } = await started(required);
     assert.equal(config.listen, '127.0.0.1');
     assert.equal(config.port, 13431);
     assert.deepEqual(config.allowedHosts, ['localhost', '127.0.0.1']);
@@ -60,7 +66,7 @@ describe('configuration', () => {
     assert.equal(config.maxBodySize, 1_048_576);
     assert.equal(config.workers, 4);
     assert.equal(config.permissionsPath, join(PKG_DIR, 'policy', 'default.json'));
-    assert.deepEqual([...config.policy.roles].sort(), ['anonymous', 'authenticated', 'locked', 'staff', 'superuser']);
+    assert.deepEqual([...policy.roles].sort(), ['anonymous', 'authenticated', 'locked', 'staff', 'superuser']);
   });
 
   it('takes the number of worker processes from --workers or AUTHSVC_WORKERS, from 1 to 64', async () => {

@@ -60,7 +60,7 @@ describe('reloading the policy in one process', () => {
     copyFileSync(DEFAULT_POLICY, path);
     const loaded = loadPolicyFile(path);
     assert.ok(loaded.ok);
-    const server = await startTestServer({ config: { permissionsPath: path, policy: loaded.policy } });
+    const server = await startTestServer({ config: { permissionsPath: path } });
     try {
       assert.equal((await server.call('user-check-access', VIEW)).success, true);
 

@@ -1,0 +1,58 @@
+/**
+ * What start-up reads before any item: the command line, the configuration-variables file and the
+ * `--envfile`, merged under the real environment (which wins).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCommandLine } from './cli.js';
+import type { CommandLine } from './cli.js';
+import { loadConfVars } from './confvars.js';
+import type { ConfVars } from './confvars.js';
+import { parseEnvFile } from './envfile.js';
+import type { Environment } from './environment.js';
+import { SHIPPED_CONFVARS } from './paths.js';
+import type { Sources } from './retrieve.js';
+
+/** What start-up reads before any item: the command line, the confvars file and the env file. */
+export interface Inputs {
+  readonly commandLine: CommandLine;
+  readonly confvars: ConfVars | null;
+  readonly sources: Sources;
+  readonly problems: readonly string[];
+}
+
+function readConfVars(path: string | null, problems: string[]): ConfVars | null {
+  const confvarsPath = path === null ? SHIPPED_CONFVARS : resolve(path);
+  try {
+    return loadConfVars(confvarsPath, resolve(confvarsPath, '..'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    problems.push(
+      `--confvars: ${code === undefined ? (error as Error).message : `cannot read ${confvarsPath} (${code})`}`,
+    );
+    return null;
+  }
+}
+
+function readEnvFileValues(file: string | null, problems: string[]): Record<string, string> {
+  if (file === null) return {};
+  const path = resolve(file);
+  try {
+    const parsed = parseEnvFile(readFileSync(path, 'utf8'), path);
+    problems.push(...parsed.problems.map((p) => `--envfile: ${p}`));
+    return { ...parsed.values };
+  } catch (error) {
+    problems.push(`--envfile: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return {};
+  }
+}
+
+export function readInputs(argv: readonly string[], env: Environment): Inputs {
+  const commandLine = parseCommandLine(argv);
+  const problems = [...commandLine.problems];
+  const confvars = readConfVars(commandLine.confvars, problems);
+  // The real environment wins over the file (the file is for testing and development).
+  const merged: Record<string, string | undefined> = readEnvFileValues(commandLine.envfile, problems);
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') merged[name] = value;
+  return { commandLine, confvars, sources: { env: merged, options: commandLine.options }, problems };
+}

@@ -1,0 +1,111 @@
+/**
+ * The decoder of every configuration item, in the order start-up reports their problems, plus the
+ * few checks that belong to one item (a Fernet keyring, a database URL, an IP address…) or to two
+ * (the TLS certificate and key). load.ts assembles the decoded values into a Config.
+ */
+import { isIP } from 'node:net';
+import { normaliseHost } from '../protocol/host.js';
+import { parseKeyring } from '../protocol/index.js';
+import type { Keyring } from '../protocol/index.js';
+import { parseDatabaseUrl } from '../store/url.js';
+import type { DatabaseTarget } from '../store/url.js';
+import type { Convert, Decoder, ItemContext } from './decoders.js';
+import { asText, bad, fileContent, flag, int, list, ok, optional, path, required, structured } from './decoders.js';
+import type { Retrieved } from './retrieve.js';
+import { parsePassHash, parsePassPolicy, parseRateLimits } from './settings.js';
+
+const keyring: Convert<Keyring> = (text, item) => {
+  const parsed = parseKeyring(text);
+  if (parsed !== null) return ok(parsed);
+  return bad(
+    `${item.label} is not a Fernet key (32 bytes of URL-safe base64, 44 characters; several separated by ";") nor a file holding one`,
+  );
+};
+
+const atLeast8: Convert<string> = (text, item) =>
+  text.length >= 8 ? ok(text) : bad(`${item.label} must be at least 8 characters`);
+
+const databaseUrl: Convert<DatabaseTarget> = (text, item) => {
+  const parsed = parseDatabaseUrl(text, item.basedir);
+  return parsed.ok ? ok(parsed.target) : bad(`${item.label} ${parsed.problem}`);
+};
+
+const ipAddress: Convert<string> = (text, item) =>
+  isIP(text) !== 0 || text === 'localhost' ? ok(text) : bad(`${item.label} must be an IP address, not "${text}"`);
+
+/** `none` turns the compromised-password check off: null. */
+const httpUrlOrNone: Convert<string | null> = (text, item) => {
+  if (text.toLowerCase() === 'none') return ok(null);
+  if (/^https?:\/\/[^\s]+$/i.test(text) && URL.canParse(text)) return ok(text);
+  return bad(`${item.label} must be an http(s) URL or "none", not "${text}"`);
+};
+
+export const ITEMS = {
+  secret: required(keyring),
+  piisalt: required(atLeast8),
+  authdb: required(databaseUrl),
+  listen: required(ipAddress),
+  allowedhosts: required(list(normaliseHost, 'host')),
+  permissions: required(path),
+  tlscertfile: optional(fileContent),
+  tlscertkey: optional(fileContent),
+  pwnedurl: required(httpUrlOrNone),
+  servername: required(asText),
+  admin_email: optional(asText),
+  admin_password: optional(asText),
+  port: int(0, 65_535),
+  debugmode: flag(),
+  sessionexpiry: int(1, 3650),
+  messagettl: int(1, 86_400),
+  maxbodysize: int(1024, 64 * 1024 * 1024),
+  userlocktime: int(1, 10_000_000),
+  userlocktries: int(1, 1000),
+  refreshgrace: int(0, 3600),
+  workers: int(1, 64),
+  pwnedfailclosed: flag(),
+  emailserver: required(asText),
+  emailport: int(1, 65_535),
+  emailuser: optional(asText),
+  emailpass: optional(asText),
+  emailsender: required(asText),
+  emailtlsca: optional(fileContent),
+  passpolicy: required(structured(parsePassPolicy)),
+  passhash: required(structured(parsePassHash)),
+  ratelimits: required(structured(parseRateLimits)),
+} satisfies Record<string, Decoder<unknown>>;
+
+export type ItemName = keyof typeof ITEMS;
+export type ItemValues = { readonly [K in ItemName]: (typeof ITEMS)[K] extends Decoder<infer T> ? T : never };
+
+export interface DecodedItems {
+  /** Every item that decoded; the others have a problem. */
+  readonly values: Partial<ItemValues>;
+  readonly problems: readonly string[];
+}
+
+/**
+ * Decodes every item that was retrieved; one whose retrieval failed is skipped (its problem is
+ * already listed), one the configuration-variables file lacks is a problem.
+ */
+export function decodeItems(
+  retrieved: ReadonlyMap<string, Retrieved>,
+  context: (name: ItemName) => ItemContext,
+): DecodedItems {
+  const values: Partial<Record<ItemName, unknown>> = {};
+  const problems: string[] = [];
+  for (const name of Object.keys(ITEMS) as ItemName[]) {
+    const found = retrieved.get(name);
+    if (found === undefined) problems.push(`the configuration-variables file has no item "${name}"`);
+    if (found === undefined || 'problem' in found) continue;
+    const decoded = (ITEMS[name] as Decoder<unknown>).decode(found.value, context(name));
+    if (decoded.ok) values[name] = decoded.value;
+    else problems.push(decoded.problem);
+  }
+  return { values: values as Partial<ItemValues>, problems };
+}
+
+/** Checks between items, on whether each was given (retrieved with a value), decoded or not. */
+export function crossItemProblems(given: (name: ItemName) => boolean, label: (name: ItemName) => string): string[] {
+  if (given('tlscertfile') === given('tlscertkey')) return [];
+  return [`${label('tlscertfile')} and ${label('tlscertkey')} must be given together`];
+}
