@@ -137,6 +137,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         sessionExpiryDays: config.sessionExpiryDays,
         userLockTries: config.userLockTries,
         userLockTimeSeconds: config.userLockTimeSeconds,
+        refreshGraceSeconds: config.refreshGraceSeconds,
       },
     });
     const app = createHttpApp({

@@ -172,6 +172,10 @@ export const internalUserEdit = defineAction<
       if (outcome === 'ok') {
         const edited = await deps.store.users.byId(target);
         if (edited === null) return fail('user_not_found', none);
+        // Deactivation or a role change ends sessions and revokes keys, as user-lock does (decision 12).
+        if (changes.isActive === false || (changes.userRole ?? current.user.userRole) !== current.user.userRole) {
+          await deps.store.apiKeys.revokeForUser(target);
+        }
         if (changes.userRole !== undefined || changes.isActive !== undefined) {
           deps.audit.record({
             event: 'internal-user-edit',

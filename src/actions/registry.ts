@@ -6,6 +6,14 @@
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { userCheckAccess, userCheckLimit } from './access.js';
+import {
+  apikeyNewNosession,
+  apikeyRefreshNosession,
+  apikeyRevokeallNosession,
+  apikeyRevokeNosession,
+  apikeyVerifyNosession,
+} from './apikey-nosession.js';
+import { apikeyNew, apikeyRevoke, apikeyVerify } from './apikey-session.js';
 import { internalSessionEdit, internalUserEdit } from './internal.js';
 import { userLogin, userLogout, userPasscheck, userPasscheckNosession } from './login.js';
 import {
@@ -52,4 +60,12 @@ export const registry: Registry = {
   'internal-user-edit': internalUserEdit,
   'user-set-emailverified': userSetEmailverified,
   'user-set-emailsent': userSetEmailsent,
+  'apikey-new': apikeyNew,
+  'apikey-verify': apikeyVerify,
+  'apikey-revoke': apikeyRevoke,
+  'apikey-new-nosession': apikeyNewNosession,
+  'apikey-verify-nosession': apikeyVerifyNosession,
+  'apikey-revoke-nosession': apikeyRevokeNosession,
+  'apikey-revokeall-nosession': apikeyRevokeallNosession,
+  'apikey-refresh-nosession': apikeyRefreshNosession,
 };

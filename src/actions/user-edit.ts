@@ -109,6 +109,10 @@ export const userEdit = defineAction<
     if (outcome === 'email_taken') return fail('email_taken', none);
     const edited = outcome === 'ok' ? await deps.store.users.byId(target) : null;
     if (edited === null) return fail('user_not_found', none);
+    // Deactivation or a role change ends what the old standing opened, as user-lock does (decision 12).
+    if (changes.isActive === false || (changes.userRole ?? current.userRole) !== current.userRole) {
+      await deps.store.apiKeys.revokeForUser(target);
+    }
     if (standing) {
       deps.audit.record({
         event: 'user-edit',

@@ -5,6 +5,8 @@
  * (503), never as a 500 (unavailable.ts).
  */
 import type { Knex } from 'knex';
+import { apiKeyRepo } from './api-keys.js';
+import type { ApiKeyRepo } from './api-keys.js';
 import { purgeExpired } from './cleanup.js';
 import type { PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
@@ -36,6 +38,8 @@ export interface Store {
   readonly logins: LoginRepo;
   /** Listing and matching, edits, superuser locks, deletion, the email-verification marks. */
   readonly userAdmin: UserAdminRepo;
+  /** Session-tied and no-session API keys and refresh tokens. */
+  readonly apiKeys: ApiKeyRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -67,6 +71,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     sessions: guardRepo(sessionRepo(db)),
     logins: guardRepo(loginRepo(db)),
     userAdmin: guardRepo(userAdminRepo(db)),
+    apiKeys: guardRepo(apiKeyRepo(db)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

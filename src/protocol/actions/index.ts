@@ -5,6 +5,8 @@ import { signupActions } from './signup.js';
 import { accessActions } from './access.js';
 import { sessionActions } from './session.js';
 import { userActions } from './user.js';
+import { apikeySessionActions } from './apikey-session.js';
+import { apikeyNosessionActions } from './apikey-nosession.js';
 
 /** Every action of the wire protocol, by name. */
 export const actionSpecs = {
@@ -14,6 +16,8 @@ export const actionSpecs = {
   ...loginActions,
   ...accessActions,
   ...userActions,
+  ...apikeySessionActions,
+  ...apikeyNosessionActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;
