@@ -255,6 +255,11 @@ export const apikeyRefreshNosession = defineAction<'apikey-refresh-nosession', R
     if (refresh.rotatedAt !== null) return reused(deps, meta, refresh, now);
     if (!(refresh.notValidBefore <= now && now < refresh.expires)) return fail('refresh_token_invalid', NONE);
     const old = await deps.store.apiKeys.findNoSessionKey(keyHash);
+    if (old === null) {
+      // A concurrent refresh may have rotated the token (and revoked this key) since it was read.
+      const again = await deps.store.apiKeys.findRefresh(refresh.tokenHash);
+      if (again?.rotatedAt != null) return reused(deps, meta, again, now);
+    }
     // The key itself may have expired (as in the reference); it must still be the stored one.
     if (old === null || !matchesStored(presented, old, now, false)) return fail('apikey_invalid', NONE);
 
