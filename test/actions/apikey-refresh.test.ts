@@ -236,4 +236,24 @@ forEachDatabase((db) => {
       assert.equal(server.logs.filter((l) => l.level === 'error').length, 0, 'no exception logged');
     });
   });
+  describe('purge (runs last: it deletes what every earlier test left)', () => {
+    it('keeps a rotated token until it expires, then the purge deletes expired keys and refresh tokens', async () => {
+      const start = server.clock.now();
+      const old = await issue(4, { expires_seconds: 60, refresh_expires: 600 });
+      const next = await refreshed(old);
+      const store = server.app.store;
+      const rotated = () => store.knex('refresh_tokens').where('token_hash', hashToken(old.refresh));
+      assert.equal((await store.purgeExpired(start + 599_000)).ran, true);
+      assert.equal((await rotated()).length, 1, 'kept while it can still be presented');
+      assert.equal(await at(start + 599_000, () => verifies(next)), false, 'the new key expired at 120 s');
+      await store.purgeExpired(start + 7_200_000);
+      assert.equal((await rotated()).length, 0);
+      const left = await store
+        .knex('refresh_tokens')
+        .where('expires', '<=', store.dialect === 'sqlite' ? start + 7_200_000 : new Date(start + 7_200_000));
+      assert.equal(left.length, 0);
+      const keys = await store.knex('apikeys_nosession').where('tkn_hash', hashToken(String(next.dict['tkn'])));
+      assert.equal(keys.length, 0, 'the expired key went once its refresh token had expired');
+    });
+  });
 });
