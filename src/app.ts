@@ -133,6 +133,7 @@ function dispatcherOf(wiring: Wiring, store: Store, policy: SwappablePolicy, pas
       sessionExpiryDays: config.sessionExpiryDays,
       userLockTries: config.userLockTries,
       userLockTimeSeconds: config.userLockTimeSeconds,
+      refreshGraceSeconds: config.refreshGraceSeconds,
     },
   });
 }

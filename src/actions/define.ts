@@ -34,6 +34,8 @@ export interface Deps {
     /** Failed password checks of one account that trigger the temporary lock (decision 11). */
     readonly userLockTries: number;
     readonly userLockTimeSeconds: number;
+    /** Seconds in which a just-rotated refresh token presented again fails harmlessly (decision 18). */
+    readonly refreshGraceSeconds: number;
   };
 }
 

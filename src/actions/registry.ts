@@ -8,6 +8,8 @@
 import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { accessHandlers } from './access.js';
+import { apikeyNosessionHandlers } from './apikey-nosession.js';
+import { apikeySessionHandlers } from './apikey-session.js';
 import { emailHandlers } from './email.js';
 import { loginHandlers } from './login.js';
 import { lookupHandlers } from './lookup.js';
@@ -33,4 +35,6 @@ export const registry: Registry = {
   ...userDeleteHandlers,
   ...verificationHandlers,
   ...emailHandlers,
+  ...apikeySessionHandlers,
+  ...apikeyNosessionHandlers,
 };

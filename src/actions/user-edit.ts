@@ -89,6 +89,10 @@ async function write(
   if (outcome === 'conflict') return 'conflict';
   const edited = await deps.store.users.byId(plan.target);
   if (edited === null) return fail('user_not_found', none);
+  // Deactivation or a role change ends what the old standing opened, as user-lock does (decision 12).
+  if (changes.isActive === false || (changes.userRole ?? before.userRole) !== before.userRole) {
+    await deps.store.apiKeys.revokeForUser(plan.target);
+  }
   if (changes.userRole !== undefined || changes.isActive !== undefined) plan.audit(changes, before);
   return ok({ user_info: userInfo(edited) });
 }

@@ -71,6 +71,24 @@ export const failures = {
   smtp_auth: { reason: 'mail server authentication failed', status: 200 },
   smtp_rejected: { reason: 'mail server refused the message or the recipient', status: 200 },
   smtp_failed: { reason: 'mail could not be sent', status: 200 },
+  // API keys (issue 12): the reference's reasons where it has one.
+  apikey_issue_denied: { reason: 'user not allowed to issue API key', status: 200 },
+  apikey_access_denied: { reason: 'originating user is not allowed to operate on this API key', status: 200 },
+  apikey_session_invalid: { reason: 'invalid session for user requesting API key issuance', status: 200 },
+  apikey_malformed: {
+    reason: 'the API key dict is malformed: it must hold exactly the fields issued, with their types',
+    status: 200,
+  },
+  apikey_invalid: {
+    reason: 'key validation failed, provided key does not match stored key or has expired',
+    status: 200,
+  },
+  apikey_owner_mismatch: { reason: "the request's user_id and user_role are not the key's uid and rol", status: 200 },
+  refresh_token_invalid: { reason: 'provided API key has no valid refresh token', status: 200 },
+  refresh_token_rotated: {
+    reason: 'the refresh token was exchanged moments ago by another request; nothing was changed',
+    status: 200,
+  },
 } as const satisfies Record<FailureCode, { reason: string; status: number }>;
 
 /** Infrastructure faults that are not bugs: they map to a status, never to a 500. */

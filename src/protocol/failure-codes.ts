@@ -58,6 +58,15 @@ export const FAILURE_CODES = [
   'smtp_auth',
   'smtp_rejected',
   'smtp_failed',
+  // API keys: the reference's reasons where it has one.
+  'apikey_issue_denied',
+  'apikey_access_denied',
+  'apikey_session_invalid',
+  'apikey_malformed',
+  'apikey_invalid',
+  'apikey_owner_mismatch',
+  'refresh_token_invalid',
+  'refresh_token_rotated',
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -4,6 +4,8 @@
  * wrapped once here so that a database that cannot be reached surfaces as `UnavailableError`
  * (503), never as a 500 (unavailable.ts).
  */
+import { apiKeyRepo } from './api-keys.js';
+import type { ApiKeyRepo } from './api-keys.js';
 import { purgeExpired } from './cleanup.js';
 import type { PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
@@ -39,6 +41,8 @@ export interface Store {
   /** The user aggregate: lookups, credentials and the lock-out counter, sign-up, administration. */
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
+  /** Session-tied and no-session API keys and refresh tokens. */
+  readonly apiKeys: ApiKeyRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -56,6 +60,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     dialect,
     users: guardRepo(userRepo(db, models)),
     sessions: guardRepo(sessionRepo(db, models)),
+    apiKeys: guardRepo(apiKeyRepo(db)),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

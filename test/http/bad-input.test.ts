@@ -166,6 +166,18 @@ describe('hostile but decryptable requests', () => {
   });
 
   it('refuses wrong types and out-of-range values in every item of every action', async () => {
+    const keyIssue = {
+      issuer: 'frontend',
+      audience: 'api',
+      subject: ['/api/a'],
+      apiversion: 1,
+      not_valid_before: 0,
+      user_id: 1,
+      user_role: 'superuser',
+      ip_address: '192.0.2.1',
+    };
+    const keyLifetimes = { expires_seconds: 60, not_valid_before: 0, refresh_expires: 120, refresh_nbf: 0 };
+    const keyUse = { apikey_dict: { tkn: 'x' }, user_id: 1, user_role: 'superuser' };
     const valid: { [K in ActionName]: Record<string, unknown> } = {
       'session-new': {
         ip_address: '192.0.2.1',
@@ -251,6 +263,24 @@ describe('hostile but decryptable requests', () => {
         verification_token: 'a-token',
         verification_expiry: 900,
         password_forgot_url: '/forgot',
+      },
+      'apikey-new': {
+        ...keyIssue,
+        expires_days: 1,
+        user_agent: 'ua',
+        session_token: token,
+      },
+      'apikey-verify': keyUse,
+      'apikey-revoke': keyUse,
+      'apikey-new-nosession': { ...keyIssue, ...keyLifetimes },
+      'apikey-verify-nosession': keyUse,
+      'apikey-revoke-nosession': keyUse,
+      'apikey-revokeall-nosession': keyUse,
+      'apikey-refresh-nosession': {
+        ...keyUse,
+        ...keyLifetimes,
+        refresh_token: token,
+        ip_address: '192.0.2.1',
       },
     };
     const wrongValues: Record<string, unknown[]> = {

@@ -11,6 +11,8 @@ import { userEditActions } from './user-edit.js';
 import { userLockActions } from './user-lock.js';
 import { verificationActions } from './verification.js';
 import { emailActions } from './email.js';
+import { apikeySessionActions } from './apikey-session.js';
+import { apikeyNosessionActions } from './apikey-nosession.js';
 
 /**
  * Every action of the wire protocol, by name: the spread of the families. Each family file here has
@@ -28,6 +30,8 @@ export const actionSpecs = {
   ...userDeleteActions,
   ...verificationActions,
   ...emailActions,
+  ...apikeySessionActions,
+  ...apikeyNosessionActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

@@ -1,0 +1,63 @@
+/**
+ * The access check of the API key actions (reference §2.5: `user-check-access` on item `apikey`,
+ * visibility `private`, the key's user as owner): the policy in force decides, then the caller must
+ * exist, be active and hold the role it claims, and the owner must exist and be active.
+ */
+import { invalid } from '../domain/result.js';
+import type { Result } from '../domain/result.js';
+import type { Problem } from '../protocol/index.js';
+import { accessHandlers } from './access.js';
+import type { Deps, Meta } from './define.js';
+
+export type KeyAccess = 'ok' | 'denied' | 'caller_not_valid';
+
+export async function keyAccess(
+  deps: Deps,
+  meta: Meta,
+  caller: { readonly userId: number; readonly role: string },
+  action: 'create' | 'view' | 'delete',
+  owner: number,
+): Promise<KeyAccess> {
+  // The owner id of a presented dict may be anything: out of range, it is nobody's key.
+  if (!Number.isInteger(owner) || owner < 1 || owner > 2_147_483_647) return 'denied';
+  const result = await accessHandlers['user-check-access'].handle(
+    deps,
+    {
+      user_id: caller.userId,
+      user_role: caller.role,
+      action,
+      target_name: 'apikey',
+      target_owner: owner,
+      target_visibility: 'private',
+      target_sharedwith: '',
+    },
+    meta,
+  );
+  if (result.ok) return 'ok';
+  return result.code === 'caller_not_valid' ? 'caller_not_valid' : 'denied';
+}
+
+const SECOND = 1000;
+
+/** Lifetimes in ms from the request's seconds; not-valid-before must come before expiry. */
+export function lifetime(
+  now: number,
+  expiresSeconds: number,
+  nbfSeconds: number,
+  nbfParam: string,
+): { readonly nbf: number; readonly expires: number } | Problem {
+  const expires = now + expiresSeconds * SECOND;
+  const nbf = now + Math.round(nbfSeconds * SECOND);
+  if (nbf >= expires) return { param: nbfParam, problem: 'invalid value', required_type: ['int', 'float'] };
+  return { nbf, expires };
+}
+
+export const isProblem = (value: object): value is Problem => 'problem' in value;
+
+/** A refusal of lifetimes that passed the schema but not together (not-valid-before after expiry). */
+export function badLifetime<T>(problem: Problem, items: Partial<T>): Result<T, 'invalid_params'> {
+  return invalid([problem], items);
+}
+
+/** `apiversion` as stored: the reference's clients may send digits as a string. */
+export const apiVersion = (value: number | string): number => (typeof value === 'number' ? value : Number(value));

@@ -1,0 +1,295 @@
+/**
+ * The no-session API key actions (reference §2.6, DESIGN decisions 6 and 18): keys bound to a user,
+ * role and IP address, each with a refresh token. Refreshing rotates the token; a rotated token
+ * presented again within `refreshgrace` seconds fails harmlessly (the loser of a race), later it is
+ * taken for theft and revokes the key's whole family.
+ */
+import { fail, ok } from '../domain/result.js';
+import { hashToken, newToken } from '../domain/tokens.js';
+import { formatDateTime } from '../protocol/index.js';
+import type { ActionOutput } from '../protocol/index.js';
+import { normaliseIp } from '../protocol/ip.js';
+import type { NoSessionKeyRecord, RefreshRecord } from '../store/api-keys.js';
+import { apiVersion, badLifetime, isProblem, keyAccess, lifetime } from './apikey-access.js';
+import { keyDict, matchesStored, presentedKey } from './apikey-dict.js';
+import type { PresentedKey } from './apikey-dict.js';
+import { defineAction } from './define.js';
+import type { FamilyHandlers } from './define.js';
+import type { apikeyNosessionActions } from '../protocol/actions/apikey-nosession.js';
+import type { Deps, Meta } from './define.js';
+
+const NOT_VERIFIED = 'API key could not be verified.';
+const NOT_ALLOWED = 'API key verification failed. You are not allowed to operate on this API key.';
+const REFRESH_FAILED =
+  'API key refresh failed. The API key presented does not have a valid refresh token. ' +
+  'You may need to login again to generate a new API key.';
+
+type Issued = ActionOutput<'apikey-new-nosession'>;
+const NONE: Issued = { apikey: null, expires: null, refresh_token: null, refresh_token_expires: null };
+
+interface Lifetimes {
+  readonly expires_seconds: number;
+  readonly not_valid_before: number;
+  readonly refresh_expires: number;
+  readonly refresh_nbf: number;
+}
+
+/** A new key and its refresh token (not yet stored), or the lifetime the request got wrong. */
+function issue(
+  deps: Deps,
+  base: Omit<NoSessionKeyRecord, 'tknHash' | 'issued' | 'notValidBefore' | 'expires'>,
+  l: Lifetimes,
+) {
+  const now = deps.clock.now();
+  const key = lifetime(now, l.expires_seconds, l.not_valid_before, 'not_valid_before');
+  if (isProblem(key)) return key;
+  const refresh = lifetime(now, l.refresh_expires, l.refresh_nbf, 'refresh_nbf');
+  if (isProblem(refresh)) return refresh;
+  const tkn = newToken(deps.random);
+  const refreshToken = newToken(deps.random);
+  const record: NoSessionKeyRecord = {
+    ...base,
+    tknHash: hashToken(tkn),
+    issued: now,
+    notValidBefore: key.nbf,
+    expires: key.expires,
+  };
+  const refreshRecord: RefreshRecord = {
+    tokenHash: hashToken(refreshToken),
+    familyId: base.familyId,
+    apikeyHash: record.tknHash,
+    userId: base.userId,
+    issued: now,
+    notValidBefore: refresh.nbf,
+    expires: refresh.expires,
+    rotatedAt: null,
+  };
+  const reply: Issued = {
+    apikey: JSON.stringify(keyDict(record, tkn)),
+    expires: formatDateTime(record.expires),
+    refresh_token: refreshToken,
+    refresh_token_expires: formatDateTime(refresh.expires),
+  };
+  return { record, refreshRecord, reply };
+}
+
+const generated = (reply: Issued): string[] => [`API key generated successfully, expires: ${reply.expires ?? ''}.`];
+
+const apikeyNewNosession = defineAction('apikey-new-nosession', {
+  messages: {
+    ok: 'API key generated successfully.',
+    failures: {
+      apikey_issue_denied: 'API key issuance failed. You are not allowed to issue an API key.',
+      caller_not_valid: 'API key issuance failed. You are not allowed to issue an API key.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const ipAddress = normaliseIp(input.ip_address);
+    const issued = issue(
+      deps,
+      {
+        // A new family: every key refreshed from this one will carry it.
+        familyId: deps.random.bytes(32).toString('hex'),
+        userId: input.user_id,
+        userRole: input.user_role,
+        issuer: input.issuer,
+        audience: input.audience,
+        subject: input.subject,
+        apiversion: apiVersion(input.apiversion),
+        ipAddress,
+      },
+      input,
+    );
+    if (isProblem(issued)) return badLifetime(issued, NONE);
+    const access = await keyAccess(
+      deps,
+      meta,
+      { userId: input.user_id, role: input.user_role },
+      'create',
+      input.user_id,
+    );
+    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
+    await deps.store.apiKeys.createNoSessionKey(issued.record, issued.refreshRecord);
+    deps.audit.record({
+      event: 'apikey-new-nosession',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id, ip: ipAddress },
+    });
+    return ok(issued.reply, generated(issued.reply));
+  },
+});
+
+type KeyFailure = 'apikey_malformed' | 'apikey_access_denied' | 'caller_not_valid' | 'apikey_invalid';
+
+/** The presented no-session key, checked as far as `action` needs; the stored record when it passes. */
+async function checkedKey(
+  deps: Deps,
+  meta: Meta,
+  input: { readonly apikey_dict: PresentedKey['dict']; readonly user_id: number; readonly user_role: string },
+  action: 'view' | 'delete',
+  window: boolean,
+): Promise<{ ok: true; presented: PresentedKey; record: NoSessionKeyRecord } | { ok: false; code: KeyFailure }> {
+  const presented = presentedKey(input.apikey_dict, 'nosession');
+  if (presented === null) return { ok: false, code: 'apikey_malformed' };
+  const access = await keyAccess(deps, meta, { userId: input.user_id, role: input.user_role }, action, presented.uid);
+  if (access !== 'ok') return { ok: false, code: access === 'denied' ? 'apikey_access_denied' : access };
+  const record = await deps.store.apiKeys.findNoSessionKey(hashToken(presented.tkn));
+  if (record === null || !matchesStored(presented, record, deps.clock.now(), window)) {
+    return { ok: false, code: 'apikey_invalid' };
+  }
+  return { ok: true, presented, record };
+}
+
+const apikeyVerifyNosession = defineAction('apikey-verify-nosession', {
+  messages: {
+    ok: 'No-session API key verified successfully.',
+    failures: {
+      apikey_malformed: NOT_VERIFIED,
+      apikey_access_denied: NOT_ALLOWED,
+      caller_not_valid: NOT_ALLOWED,
+      apikey_invalid: NOT_VERIFIED,
+    },
+  },
+  async handle(deps, input, meta) {
+    const checked = await checkedKey(deps, meta, input, 'view', true);
+    if (!checked.ok) return fail(checked.code);
+    return ok({}, [`No-session API key verified successfully. Expires: ${formatDateTime(checked.record.expires)}.`]);
+  },
+});
+
+const apikeyRevokeNosession = defineAction('apikey-revoke-nosession', {
+  messages: {
+    ok: 'API key revocation processed.',
+    failures: {
+      apikey_malformed: 'API key revocation failed.',
+      apikey_access_denied: 'API key revocation failed. You are not allowed to operate on this API key.',
+      caller_not_valid: 'API key revocation failed. You are not allowed to operate on this API key.',
+      apikey_invalid: 'API key revocation failed.',
+    },
+  },
+  async handle(deps, input, meta) {
+    // An expired key may still be revoked (with its refresh token); an edited dict revokes nothing.
+    const checked = await checkedKey(deps, meta, input, 'delete', false);
+    if (!checked.ok) return fail(checked.code);
+    if (!(await deps.store.apiKeys.revokeNoSessionKey(checked.record.tknHash))) return fail('apikey_invalid');
+    deps.audit.record({
+      event: 'apikey-revoke-nosession',
+      reqid: meta.reqid,
+      subject: { userId: checked.record.userId },
+    });
+    return ok({});
+  },
+});
+
+const REVOKEALL_DENIED = 'All API keys revocation failed. You are not allowed to delete API keys.';
+const REVOKEALL_INVALID = 'All API keys revocation failed. The API key presented is invalid.';
+
+const apikeyRevokeallNosession = defineAction('apikey-revokeall-nosession', {
+  messages: {
+    ok: 'All API keys revocation processed.',
+    failures: {
+      apikey_malformed: REVOKEALL_INVALID,
+      apikey_access_denied: REVOKEALL_DENIED,
+      caller_not_valid: REVOKEALL_DENIED,
+      apikey_invalid: REVOKEALL_INVALID,
+    },
+  },
+  async handle(deps, input, meta) {
+    const none = { deleted_keys: null, revoked_keys: null };
+    const checked = await checkedKey(deps, meta, input, 'delete', true);
+    if (!checked.ok) return fail(checked.code, none);
+    const deleted = await deps.store.apiKeys.revokeAllNoSession(checked.record.userId);
+    deps.audit.record({
+      event: 'apikey-revokeall-nosession',
+      reqid: meta.reqid,
+      subject: { userId: checked.record.userId },
+      detail: { deleted },
+    });
+    return ok({ deleted_keys: deleted, revoked_keys: deleted });
+  },
+});
+
+type RefreshFailure =
+  | 'apikey_malformed'
+  | 'apikey_owner_mismatch'
+  | 'apikey_issue_denied'
+  | 'caller_not_valid'
+  | 'refresh_token_invalid'
+  | 'refresh_token_rotated'
+  | 'apikey_invalid';
+
+const apikeyRefreshNosession = defineAction('apikey-refresh-nosession', {
+  messages: {
+    ok: 'API key generated successfully.',
+    failures: {
+      apikey_malformed: REFRESH_FAILED,
+      apikey_owner_mismatch: REFRESH_FAILED,
+      apikey_issue_denied: REFRESH_FAILED,
+      caller_not_valid: REFRESH_FAILED,
+      refresh_token_invalid: REFRESH_FAILED,
+      refresh_token_rotated: REFRESH_FAILED,
+      apikey_invalid: REFRESH_FAILED,
+    },
+  },
+  async handle(deps, input, meta) {
+    const presented = presentedKey(input.apikey_dict, 'nosession');
+    if (presented === null) return fail('apikey_malformed', NONE);
+    // The new key keeps the old key's user and role: no refreshing into another role (unlike the reference).
+    if (presented.uid !== input.user_id || presented.rol !== input.user_role)
+      return fail('apikey_owner_mismatch', NONE);
+    const caller = { userId: input.user_id, role: input.user_role };
+    for (const action of ['delete', 'create'] as const) {
+      const access = await keyAccess(deps, meta, caller, action, presented.uid);
+      if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
+    }
+
+    const now = deps.clock.now();
+    const keyHash = hashToken(presented.tkn);
+    const refresh = await deps.store.apiKeys.findRefresh(hashToken(input.refresh_token));
+    if (refresh === null || refresh.apikeyHash !== keyHash || refresh.userId !== presented.uid) {
+      return fail('refresh_token_invalid', NONE);
+    }
+    if (refresh.rotatedAt !== null) return reused(deps, meta, refresh, now);
+    if (!(refresh.notValidBefore <= now && now < refresh.expires)) return fail('refresh_token_invalid', NONE);
+    const old = await deps.store.apiKeys.findNoSessionKey(keyHash);
+    if (old === null) {
+      // A concurrent refresh may have rotated the token (and revoked this key) since it was read.
+      const again = await deps.store.apiKeys.findRefresh(refresh.tokenHash);
+      if (again?.rotatedAt != null) return reused(deps, meta, again, now);
+    }
+    // The key itself may have expired (as in the reference); it must still be the stored one.
+    if (old === null || !matchesStored(presented, old, now, false)) return fail('apikey_invalid', NONE);
+
+    const issued = issue(deps, { ...old, ipAddress: normaliseIp(input.ip_address) }, input);
+    if (isProblem(issued)) return badLifetime(issued, NONE);
+    const won = await deps.store.apiKeys.rotate(refresh.tokenHash, keyHash, now, issued.record, issued.refreshRecord);
+    // Another request exchanged the token a moment ago: it won, and this one changes nothing.
+    if (!won) return fail('refresh_token_rotated', NONE);
+    deps.audit.record({ event: 'apikey-refresh-nosession', reqid: meta.reqid, subject: { userId: old.userId } });
+    return ok(issued.reply, generated(issued.reply));
+  },
+});
+
+/** A rotated token presented again: harmless within the grace period, theft after it. */
+async function reused(deps: Deps, meta: Meta, refresh: RefreshRecord, now: number) {
+  if (refresh.rotatedAt !== null && now - refresh.rotatedAt < deps.settings.refreshGraceSeconds * 1000) {
+    return fail('refresh_token_rotated', NONE);
+  }
+  const revoked = await deps.store.apiKeys.revokeFamily(refresh.familyId);
+  deps.audit.record({
+    event: 'refresh-token-reuse',
+    reqid: meta.reqid,
+    subject: { userId: refresh.userId },
+    detail: { revoked_keys: revoked },
+  });
+  // The answer says only that the refresh failed: nothing tells the presenter what was detected.
+  return fail('refresh_token_invalid', NONE);
+}
+
+export const apikeyNosessionHandlers = {
+  'apikey-new-nosession': apikeyNewNosession,
+  'apikey-verify-nosession': apikeyVerifyNosession,
+  'apikey-revoke-nosession': apikeyRevokeNosession,
+  'apikey-revokeall-nosession': apikeyRevokeallNosession,
+  'apikey-refresh-nosession': apikeyRefreshNosession,
+} satisfies FamilyHandlers<typeof apikeyNosessionActions>;

@@ -1,0 +1,129 @@
+/**
+ * apikey-new, apikey-verify, apikey-revoke: API keys tied to a session (reference §2.5, DESIGN
+ * decisions 6 and 18). A key dies with its session: logout, session deletion, a lock, a password
+ * change or reset delete the session and the foreign key deletes its keys; an expired session
+ * verifies none of its keys.
+ */
+import { fail, ok } from '../domain/result.js';
+import { hashToken, newToken } from '../domain/tokens.js';
+import { formatDateTime } from '../protocol/index.js';
+import { normaliseIp } from '../protocol/ip.js';
+import type { SessionKeyRecord } from '../store/api-keys.js';
+import { apiVersion, badLifetime, isProblem, keyAccess, lifetime } from './apikey-access.js';
+import { keyDict, matchesStored, presentedKey } from './apikey-dict.js';
+import { defineAction } from './define.js';
+import type { FamilyHandlers } from './define.js';
+import type { apikeySessionActions } from '../protocol/actions/apikey-session.js';
+
+const DAY_SECONDS = 86_400;
+const NOT_VERIFIED = 'API key could not be verified.';
+const NOT_ALLOWED = 'API key verification failed. You are not allowed to operate on this API key.';
+const SESSION_MISMATCH = 'DB session user_id, ip_address, user_agent, user_role does not match provided session info.';
+
+const apikeyNew = defineAction('apikey-new', {
+  messages: {
+    ok: 'API key generated successfully.',
+    failures: {
+      apikey_issue_denied: 'API key issuance failed. You are not allowed to issue an API key.',
+      caller_not_valid: 'API key issuance failed. You are not allowed to issue an API key.',
+      apikey_session_invalid: 'Invalid session token for API key issuance request.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const none = { apikey: null, expires: null };
+    const now = deps.clock.now();
+    const times = lifetime(now, input.expires_days * DAY_SECONDS, input.not_valid_before, 'not_valid_before');
+    if (isProblem(times)) return badLifetime(times, none);
+    const caller = { userId: input.user_id, role: input.user_role };
+    const access = await keyAccess(deps, meta, caller, 'create', input.user_id);
+    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, none);
+
+    const sessionHash = hashToken(input.session_token);
+    const session = await deps.store.sessions.find(sessionHash, now);
+    if (session === null) return fail('apikey_session_invalid', none);
+    const ipAddress = normaliseIp(input.ip_address);
+    if (session.userId !== input.user_id || session.ipAddress !== ipAddress || session.userAgent !== input.user_agent) {
+      return fail('apikey_session_invalid', none, [SESSION_MISMATCH]);
+    }
+
+    const tkn = newToken(deps.random);
+    const record: SessionKeyRecord = {
+      tknHash: hashToken(tkn),
+      sessionHash,
+      userId: input.user_id,
+      userRole: input.user_role,
+      issuer: input.issuer,
+      audience: input.audience,
+      subject: input.subject,
+      apiversion: apiVersion(input.apiversion),
+      ipAddress,
+      userAgent: input.user_agent,
+      issued: now,
+      notValidBefore: times.nbf,
+      expires: times.expires,
+    };
+    if (!(await deps.store.apiKeys.createSessionKey(record))) return fail('apikey_session_invalid', none);
+    deps.audit.record({ event: 'apikey-new', reqid: meta.reqid, subject: { userId: input.user_id, ip: ipAddress } });
+    const expires = formatDateTime(times.expires);
+    return ok({ apikey: JSON.stringify(keyDict(record, tkn)), expires }, [
+      `API key generated successfully, expires: ${expires}.`,
+    ]);
+  },
+});
+
+type KeyFailure = 'apikey_malformed' | 'apikey_access_denied' | 'caller_not_valid' | 'apikey_invalid';
+
+const apikeyVerify = defineAction('apikey-verify', {
+  messages: {
+    ok: 'API key verified successfully.',
+    failures: {
+      apikey_malformed: NOT_VERIFIED,
+      apikey_access_denied: NOT_ALLOWED,
+      caller_not_valid: NOT_ALLOWED,
+      apikey_invalid: NOT_VERIFIED,
+    },
+  },
+  async handle(deps, input, meta) {
+    const presented = presentedKey(input.apikey_dict, 'session');
+    if (presented === null) return fail('apikey_malformed');
+    const caller = { userId: input.user_id, role: input.user_role };
+    const access = await keyAccess(deps, meta, caller, 'view', presented.uid);
+    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_access_denied' : access);
+    const now = deps.clock.now();
+    const record = await deps.store.apiKeys.findSessionKey(hashToken(presented.tkn), now);
+    if (record === null || !matchesStored(presented, record, now, true)) return fail('apikey_invalid');
+    return ok({}, [`API key verified successfully. Expires: ${formatDateTime(record.expires)}.`]);
+  },
+});
+
+const apikeyRevoke = defineAction('apikey-revoke', {
+  messages: {
+    ok: 'API key revocation processed.',
+    failures: {
+      apikey_malformed: 'API key revocation failed.',
+      apikey_access_denied: 'API key revocation failed. You are not allowed to operate on this API key.',
+      caller_not_valid: 'API key revocation failed. You are not allowed to operate on this API key.',
+      apikey_invalid: 'API key revocation failed.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const presented = presentedKey(input.apikey_dict, 'session');
+    if (presented === null) return fail('apikey_malformed');
+    const caller = { userId: input.user_id, role: input.user_role };
+    const access = await keyAccess(deps, meta, caller, 'delete', presented.uid);
+    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_access_denied' : access);
+    const tknHash = hashToken(presented.tkn);
+    const record = await deps.store.apiKeys.findSessionKey(tknHash, deps.clock.now());
+    // An expired key may still be revoked; an edited dict revokes nothing.
+    if (record === null || !matchesStored(presented, record, 0, false)) return fail('apikey_invalid');
+    if (!(await deps.store.apiKeys.revokeSessionKey(tknHash))) return fail('apikey_invalid');
+    deps.audit.record({ event: 'apikey-revoke', reqid: meta.reqid, subject: { userId: presented.uid } });
+    return ok({});
+  },
+});
+
+export const apikeySessionHandlers = {
+  'apikey-new': apikeyNew,
+  'apikey-verify': apikeyVerify,
+  'apikey-revoke': apikeyRevoke,
+} satisfies FamilyHandlers<typeof apikeySessionActions>;

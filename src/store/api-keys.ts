@@ -1,0 +1,303 @@
+/**
+ * The repo of the key aggregates (DESIGN decisions 6, 18, 22): session-tied keys, no-session keys and
+ * their refresh tokens, over the Objection models in models/. Every token is stored only as its SHA-256
+ * hash. The verify lookups are hot reads (cached prepared statements); the rest goes through the models.
+ *
+ * Rotation is one transaction that starts by claiming the old refresh token with a conditional UPDATE
+ * (`rotated_at IS NULL`): of two concurrent refreshes with one token, in one process or several, exactly
+ * one claims it (the database's row lock decides), and the loser changes nothing.
+ */
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+import type { Dialect } from './dialect.js';
+import { timeToDb } from './dialect.js';
+import { ApiKeyModel } from './models/api-key.js';
+import { fromColumns } from './models/key-mapping.js';
+import { NoSessionApiKeyModel } from './models/nosession-api-key.js';
+import { RefreshTokenModel } from './models/refresh-token.js';
+import type { Row } from './records.js';
+
+/** What every key records: the fields of its dict, with the token as its hash. */
+export interface KeyRecord {
+  readonly tknHash: string;
+  readonly userId: number;
+  readonly userRole: string;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly subject: string | readonly string[];
+  readonly apiversion: number;
+  readonly ipAddress: string;
+  readonly issued: number;
+  readonly notValidBefore: number;
+  readonly expires: number;
+}
+
+export interface SessionKeyRecord extends KeyRecord {
+  readonly sessionHash: string;
+  readonly userAgent: string;
+}
+
+export interface NoSessionKeyRecord extends KeyRecord {
+  readonly familyId: string;
+}
+
+export interface RefreshRecord {
+  readonly tokenHash: string;
+  readonly familyId: string;
+  readonly apikeyHash: string;
+  readonly userId: number;
+  readonly issued: number;
+  readonly notValidBefore: number;
+  readonly expires: number;
+  readonly rotatedAt: number | null;
+}
+
+/** Which sessions `revokeForUser` ends besides revoking the keys: all, none, or all but one. */
+export type SessionsToEnd = 'all' | 'none' | { readonly keep: string };
+
+export interface Revoked {
+  readonly sessions: number;
+  readonly keys: number;
+}
+
+export interface ApiKeyRepo {
+  /** Inserts a session-tied key; false when its session is gone (deleted meanwhile). */
+  createSessionKey(key: SessionKeyRecord): Promise<boolean>;
+  /** A session-tied key whose session has not expired at `now`. */
+  findSessionKey(tknHash: string, now: number): Promise<SessionKeyRecord | null>;
+  revokeSessionKey(tknHash: string): Promise<boolean>;
+  /** Inserts a no-session key and its refresh token together. */
+  createNoSessionKey(key: NoSessionKeyRecord, refresh: RefreshRecord): Promise<void>;
+  findNoSessionKey(tknHash: string): Promise<NoSessionKeyRecord | null>;
+  /** Deletes a no-session key and its refresh tokens. */
+  revokeNoSessionKey(tknHash: string): Promise<boolean>;
+  /** Deletes every no-session key and refresh token of the user; returns how many keys. */
+  revokeAllNoSession(userId: number): Promise<number>;
+  findRefresh(tokenHash: string): Promise<RefreshRecord | null>;
+  /**
+   * Exchanges `oldRefreshHash` (of key `oldKeyHash`) for a new key and refresh token, at `now`: false,
+   * with nothing changed, when the token was already rotated (another request won).
+   */
+  rotate(
+    oldRefreshHash: string,
+    oldKeyHash: string,
+    now: number,
+    key: NoSessionKeyRecord,
+    refresh: RefreshRecord,
+  ): Promise<boolean>;
+  /** Revokes every key and refresh token of a family (reuse of a rotated token); returns how many keys. */
+  revokeFamily(familyId: string): Promise<number>;
+  /**
+   * Ends the user's sessions as told (their session-tied keys go with them) and revokes all the user's
+   * no-session keys and refresh tokens: the one call of lock, deactivation, role change, password change.
+   */
+  revokeForUser(userId: number, options?: { readonly sessions?: SessionsToEnd }): Promise<Revoked>;
+}
+
+const KEY_COLUMNS = [
+  'tkn_hash',
+  'user_id',
+  'user_role',
+  'issuer',
+  'audience',
+  'subject',
+  'apiversion',
+  'ip_address',
+  'issued',
+  'not_valid_before',
+  'expires',
+] as const;
+
+const TIMES = ['issued', 'not_valid_before', 'expires', 'rotated_at'];
+
+function keyFromJson(json: Row): KeyRecord {
+  return {
+    tknHash: String(json['tkn_hash']),
+    userId: Number(json['user_id']),
+    userRole: String(json['user_role']),
+    issuer: String(json['issuer']),
+    audience: String(json['audience']),
+    subject: json['subject'] as string | string[],
+    apiversion: Number(json['apiversion']),
+    ipAddress: String(json['ip_address']),
+    issued: Number(json['issued']),
+    notValidBefore: Number(json['not_valid_before']),
+    expires: Number(json['expires']),
+  };
+}
+
+function keyToJson(key: KeyRecord): Record<string, unknown> {
+  return {
+    tkn_hash: key.tknHash,
+    user_id: key.userId,
+    user_role: key.userRole,
+    issuer: key.issuer,
+    audience: key.audience,
+    subject: key.subject,
+    apiversion: key.apiversion,
+    ip_address: key.ipAddress,
+    issued: key.issued,
+    not_valid_before: key.notValidBefore,
+    expires: key.expires,
+  };
+}
+
+const sessionKeyFromJson = (json: Row): SessionKeyRecord => ({
+  ...keyFromJson(json),
+  sessionHash: String(json['session_hash']),
+  userAgent: String(json['user_agent']),
+});
+
+const noSessionKeyFromJson = (json: Row): NoSessionKeyRecord => ({
+  ...keyFromJson(json),
+  familyId: String(json['family_id']),
+});
+
+function refreshFromJson(json: Row): RefreshRecord {
+  return {
+    tokenHash: String(json['token_hash']),
+    familyId: String(json['family_id']),
+    apikeyHash: String(json['apikey_hash']),
+    userId: Number(json['user_id']),
+    issued: Number(json['issued']),
+    notValidBefore: Number(json['not_valid_before']),
+    expires: Number(json['expires']),
+    rotatedAt: json['rotated_at'] === null || json['rotated_at'] === undefined ? null : Number(json['rotated_at']),
+  };
+}
+
+const refreshToJson = (refresh: RefreshRecord): Record<string, unknown> => ({
+  token_hash: refresh.tokenHash,
+  family_id: refresh.familyId,
+  apikey_hash: refresh.apikeyHash,
+  user_id: refresh.userId,
+  issued: refresh.issued,
+  not_valid_before: refresh.notValidBefore,
+  expires: refresh.expires,
+  rotated_at: refresh.rotatedAt,
+});
+
+/** Foreign-key violations: the session (or user) of a new key was deleted meanwhile. */
+function isForeignKeyViolation(error: unknown): boolean {
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return code === '23503' || errno === 1452 || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** The model classes bound to one database, each knowing its dialect for the time mapping. */
+function bound(knex: Knex, dialect: Dialect) {
+  const keys = ApiKeyModel.bindKnex(knex);
+  keys.dialect = dialect;
+  const noSession = NoSessionApiKeyModel.bindKnex(knex);
+  noSession.dialect = dialect;
+  const refresh = RefreshTokenModel.bindKnex(knex);
+  refresh.dialect = dialect;
+  return { keys, noSession, refresh };
+}
+
+export function apiKeyRepo(db: Db): ApiKeyRepo {
+  const { knex, dialect } = db;
+  const m = bound(knex, dialect);
+  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+
+  const sessionKey = db.hotRead('authsvc_session_apikey', () =>
+    knex('apikeys as a')
+      .join('sessions as s', 's.token_hash', 'a.session_hash')
+      .select([...KEY_COLUMNS.map((c) => `a.${c}`), 'a.session_hash', 'a.user_agent'])
+      .where('a.tkn_hash', '')
+      .andWhere('s.expires', '>', 0),
+  );
+  const noSessionKey = db.hotRead('authsvc_nosession_apikey', () =>
+    knex('apikeys_nosession')
+      .select([...KEY_COLUMNS, 'family_id'])
+      .where('tkn_hash', ''),
+  );
+
+  return {
+    async createSessionKey(key) {
+      try {
+        await m.keys.query().insert({ ...keyToJson(key), session_hash: key.sessionHash, user_agent: key.userAgent });
+        return true;
+      } catch (error) {
+        if (isForeignKeyViolation(error)) return false;
+        throw error;
+      }
+    },
+
+    async findSessionKey(tknHash, now) {
+      const row = await sessionKey.first([tknHash, t(now)]);
+      return row === undefined ? null : sessionKeyFromJson(fromColumns({ ...row }, TIMES));
+    },
+
+    async revokeSessionKey(tknHash) {
+      return (await m.keys.query().where('tkn_hash', tknHash).delete()) > 0;
+    },
+
+    async createNoSessionKey(key, refresh) {
+      await knex.transaction(async (trx) => {
+        await m.noSession.query(trx).insert({ ...keyToJson(key), family_id: key.familyId });
+        await m.refresh.query(trx).insert(refreshToJson(refresh));
+      });
+    },
+
+    async findNoSessionKey(tknHash) {
+      const row = await noSessionKey.first([tknHash]);
+      return row === undefined ? null : noSessionKeyFromJson(fromColumns({ ...row }, TIMES));
+    },
+
+    revokeNoSessionKey: (tknHash) =>
+      knex.transaction(async (trx) => {
+        await m.refresh.query(trx).where('apikey_hash', tknHash).delete();
+        return (await m.noSession.query(trx).where('tkn_hash', tknHash).delete()) > 0;
+      }),
+
+    revokeAllNoSession: (userId) =>
+      knex.transaction(async (trx) => {
+        await m.refresh.query(trx).where('user_id', userId).delete();
+        return m.noSession.query(trx).where('user_id', userId).delete();
+      }),
+
+    async findRefresh(tokenHash) {
+      const found = await m.refresh.query().findById(tokenHash);
+      return found === undefined ? null : refreshFromJson(found.toJSON());
+    },
+
+    rotate: (oldRefreshHash, oldKeyHash, now, key, refresh) =>
+      knex.transaction(async (trx) => {
+        // The claim: only one request can move rotated_at from NULL (the row lock serialises them).
+        const claimed = await m.refresh
+          .query(trx)
+          .where('token_hash', oldRefreshHash)
+          .whereNull('rotated_at')
+          .patch({ rotated_at: now });
+        if (claimed === 0) return false;
+        await m.noSession.query(trx).where('tkn_hash', oldKeyHash).delete();
+        // The old key's other refresh tokens (none are issued today) go with it; the rotated one stays
+        // until it expires, so that presenting it again is recognised as reuse.
+        await m.refresh.query(trx).where('apikey_hash', oldKeyHash).whereNot('token_hash', oldRefreshHash).delete();
+        await m.noSession.query(trx).insert({ ...keyToJson(key), family_id: key.familyId });
+        await m.refresh.query(trx).insert(refreshToJson(refresh));
+        return true;
+      }),
+
+    revokeFamily: (familyId) =>
+      knex.transaction(async (trx) => {
+        await m.refresh.query(trx).where('family_id', familyId).delete();
+        return m.noSession.query(trx).where('family_id', familyId).delete();
+      }),
+
+    revokeForUser: (userId, options = {}) =>
+      knex.transaction(async (trx) => {
+        const ending = options.sessions ?? 'all';
+        let sessions = 0;
+        if (ending !== 'none') {
+          const query = trx('sessions').where('user_id', userId);
+          if (typeof ending === 'object') query.andWhereNot('token_hash', ending.keep);
+          sessions = await query.del();
+        }
+        // Keys on the sessions just ended went with them (ON DELETE CASCADE); a kept session keeps its keys.
+        await m.refresh.query(trx).where('user_id', userId).delete();
+        const keys = await m.noSession.query(trx).where('user_id', userId).delete();
+        return { sessions, keys };
+      }),
+  };
+}
