@@ -209,15 +209,6 @@ const apikeyRevokeallNosession = defineAction('apikey-revokeall-nosession', {
   },
 });
 
-type RefreshFailure =
-  | 'apikey_malformed'
-  | 'apikey_owner_mismatch'
-  | 'apikey_issue_denied'
-  | 'caller_not_valid'
-  | 'refresh_token_invalid'
-  | 'refresh_token_rotated'
-  | 'apikey_invalid';
-
 const apikeyRefreshNosession = defineAction('apikey-refresh-nosession', {
   messages: {
     ok: 'API key generated successfully.',

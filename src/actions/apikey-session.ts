@@ -71,8 +71,6 @@ const apikeyNew = defineAction('apikey-new', {
   },
 });
 
-type KeyFailure = 'apikey_malformed' | 'apikey_access_denied' | 'caller_not_valid' | 'apikey_invalid';
-
 const apikeyVerify = defineAction('apikey-verify', {
   messages: {
     ok: 'API key verified successfully.',
