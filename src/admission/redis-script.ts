@@ -7,8 +7,12 @@
  * KEYS: the n bucket keys, then the replay key when there is one.
  * ARGV: now µs, n, has replay (0|1), replay TTL ms, then per bucket: interval µs, tolerance µs.
  * Returns {0} admitted, {1, wait µs as text, bucket index from 1} refused, {2} replayed.
- * Every key expires when it would read as fresh anyway (TAT ≤ now), so Redis holds only live state.
+ * Every key expires once it would read as fresh anyway (TAT ≤ now) plus a margin, so Redis holds only
+ * live state: the margin keeps a bucket alive when instance clocks (or a test's frozen clock) run a
+ * little behind Redis's, which measures the expiry.
  */
+export const EXPIRY_MARGIN_MS = 30_000;
+
 export const ADMIT_LUA = `
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
@@ -26,10 +30,10 @@ for i = 1, n do
 end
 if index > 0 then return {1, string.format('%.0f', wait), index} end
 for i = 1, n do
-  local ttl = math.ceil((tats[i] - now) / 1000)
+  local ttl = math.ceil((tats[i] - now) / 1000) + ${EXPIRY_MARGIN_MS}
   redis.call('SET', KEYS[i], string.format('%.0f', tats[i]), 'PX', ttl)
 end
-if replay then redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[4]) end
+if replay then redis.call('SET', KEYS[n + 1], '1', 'PX', tonumber(ARGV[4]) + ${EXPIRY_MARGIN_MS}) end
 return {0}
 `;
 
