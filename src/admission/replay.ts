@@ -1,10 +1,52 @@
 /**
- * Per-process replay refusal (DESIGN decision 2): a state-changing request token is accepted once
- * within its validity window. Keyed on a 128-bit prefix of the token's HMAC, never on the body text
- * (many bodies decode to one token). Entries live in 10-second buckets by expiry, so whole buckets
- * are dropped once every token in them has expired anyway; memory holds only live tokens.
+ * Replay refusal (DESIGN decision 2): a state-changing request token is accepted once within its
+ * validity window. Keyed on a 128-bit prefix of the token's HMAC, never on the body text (many bodies
+ * decode to one token). Entries live in 10-second buckets by expiry, so whole buckets are dropped once
+ * every token in them has expired anyway; memory holds only live tokens (bounded by the accepted-token
+ * rate × `messagettl`, since only tokens that passed the freshness check are recorded).
  */
 const BUCKET_MS = 10_000;
+
+/** The replay-cache key of a token: its HMAC's first 128 bits, base64. */
+export function replayKey(mac: Buffer): string {
+  return mac.toString('base64', 0, 16);
+}
+
+/** The string-keyed set the admission stores use: check first, record only once admitted. */
+export class ReplaySet {
+  private readonly buckets = new Map<number, Set<string>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(key: string, nowMs: number): boolean {
+    this.prune(nowMs);
+    for (const keys of this.buckets.values()) if (keys.has(key)) return true;
+    return false;
+  }
+
+  add(key: string, expiresAtMs: number): void {
+    const slot = Math.floor(expiresAtMs / BUCKET_MS);
+    let keys = this.buckets.get(slot);
+    if (keys === undefined) {
+      keys = new Set();
+      this.buckets.set(slot, keys);
+    }
+    if (!keys.has(key)) this.count++;
+    keys.add(key);
+  }
+
+  private prune(nowMs: number): void {
+    for (const [slot, keys] of this.buckets) {
+      if ((slot + 1) * BUCKET_MS <= nowMs) {
+        this.count -= keys.size;
+        this.buckets.delete(slot);
+      }
+    }
+  }
+}
 
 export interface ReplayCache {
   /** Records the token; false when it was already recorded (a replay). */
@@ -13,35 +55,16 @@ export interface ReplayCache {
 }
 
 export function memoryReplayCache(): ReplayCache {
-  const buckets = new Map<number, Set<string>>();
-  let size = 0;
-
-  const prune = (nowMs: number): void => {
-    for (const [slot, keys] of buckets) {
-      if ((slot + 1) * BUCKET_MS <= nowMs) {
-        size -= keys.size;
-        buckets.delete(slot);
-      }
-    }
-  };
-
+  const set = new ReplaySet();
   return {
     admit(mac, expiresAtMs, nowMs) {
-      prune(nowMs);
-      const key = mac.toString('base64', 0, 16);
-      for (const keys of buckets.values()) if (keys.has(key)) return false;
-      const slot = Math.floor(expiresAtMs / BUCKET_MS);
-      let keys = buckets.get(slot);
-      if (keys === undefined) {
-        keys = new Set();
-        buckets.set(slot, keys);
-      }
-      keys.add(key);
-      size++;
+      const key = replayKey(mac);
+      if (set.has(key, nowMs)) return false;
+      set.add(key, expiresAtMs);
       return true;
     },
     get size() {
-      return size;
+      return set.size;
     },
   };
 }

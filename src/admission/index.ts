@@ -1,0 +1,21 @@
+/** The admission part's public face, for the http `admit` step, config and the cluster wiring. */
+export type { AdmissionRequest, RateClass } from './buckets.js';
+export { backoffKey, bucketsFor, ipKey } from './buckets.js';
+export type { FallbackStore, RemoteStore } from './fallback.js';
+export { fallbackStore } from './fallback.js';
+export type { Bucket } from './gcra.js';
+export { retryAfterSeconds } from './gcra.js';
+export type { MemoryAdmissionStore, MemoryStoreOptions } from './memory-store.js';
+export { memoryAdmissionStore } from './memory-store.js';
+export { primaryAdmissionClient } from './primary-client.js';
+export type { Channel } from './primary-messages.js';
+export { serveAdmission } from './primary-server.js';
+export type { RateLimitsParse, RatePolicy } from './rate-limits.js';
+export { DEFAULT_RATE_POLICY, parseRateLimits, STRICT_ACTION_LIMITS } from './rate-limits.js';
+export type { RedisAdmissionStore, RedisStoreOptions } from './redis-store.js';
+export { redisAdmissionStore } from './redis-store.js';
+export type { ReplayCache } from './replay.js';
+export { memoryReplayCache, replayKey } from './replay.js';
+export { ReportGate } from './report-gate.js';
+export type { Admission, AdmissionStatus, AdmissionStore, ReplayEntry } from './store.js';
+export { backoffWaitMs } from './store.js';
