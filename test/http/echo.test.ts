@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isLoopback } from '../../src/http/echo.js';
+import { isLoopback } from '../../src/http/loopback.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -46,7 +46,9 @@ describe('POST /echo', () => {
       assert.equal(response.status, 400, JSON.stringify(value).slice(0, 60));
     }
     assert.equal((await debug.post('garbage', { path: '/echo' })).status, 401);
-    assert.equal((await fetch(new URL('/echo', debug.url))).status, 405);
+    const get = await fetch(new URL('/echo', debug.url));
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
   });
 
   it('treats only 127.0.0.0/8 and ::1 as loopback', () => {

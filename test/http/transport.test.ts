@@ -180,6 +180,21 @@ forEachDatabase((db) => {
       }
     });
 
+    it('405 answers name the allowed methods in Allow', async () => {
+      for (const [method, path, allow] of [
+        ['GET', '/', 'POST'],
+        ['OPTIONS', '/', 'POST'],
+        ['POST', '/health', 'HEAD, GET'],
+        ['DELETE', '/health', 'HEAD, GET'],
+      ] as const) {
+        const response = await rawRequest(server.url, { method, path });
+        assert.equal(response.status, 405, `${method} ${path}`);
+        assert.equal(response.headers['allow'], allow, `${method} ${path}`);
+      }
+      const found = await rawRequest(server.url, { method: 'GET', path: '/nope' });
+      assert.equal(found.headers['allow'], undefined, 'a 404 names no methods');
+    });
+
     it('401 when the Host header is not allowed (port stripped, case ignored, IPv6 brackets handled)', async () => {
       const body = server.seal(exists());
       for (const host of [
