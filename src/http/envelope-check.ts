@@ -19,7 +19,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function isRequestId(value: unknown): value is RequestId {
+/** An integer or a short text without control characters (echoed back as given). */
+export function isRequestId(value: unknown): value is RequestId {
   if (typeof value === 'number') return Number.isSafeInteger(value);
   return typeof value === 'string' && value.length <= REQID_MAX_LENGTH && isSafeText(value);
 }

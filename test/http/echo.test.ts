@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { isLoopback } from '../../src/http/echo.js';
+import { isLoopback } from '../../src/http/loopback.js';
+import { rawRequest } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -46,7 +48,32 @@ describe('POST /echo', () => {
       assert.equal(response.status, 400, JSON.stringify(value).slice(0, 60));
     }
     assert.equal((await debug.post('garbage', { path: '/echo' })).status, 401);
-    assert.equal((await fetch(new URL('/echo', debug.url))).status, 405);
+    const get = await fetch(new URL('/echo', debug.url));
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+  });
+
+  it('does not exist for a peer other than this machine, whatever the method', async (t) => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
+    if (address === undefined) return t.skip('no network interface besides loopback');
+    const remote = await startTestServer({ config: { debugmode: true, listen: address, allowedHosts: [address] } });
+    try {
+      for (const method of ['POST', 'GET', 'PUT']) {
+        const body = method === 'POST' ? remote.seal(echoEnvelope) : undefined;
+        const response = await rawRequest(remote.url, {
+          method,
+          path: '/echo',
+          ...(body === undefined ? {} : { body }),
+        });
+        assert.equal(response.status, 404, method);
+        assert.equal(response.text, 'HTTP 404: Not found.\n');
+      }
+      assert.equal((await remote.post(remote.seal(echoEnvelope), { path: '/' })).status, 400, 'POST / still served');
+    } finally {
+      await remote.close();
+    }
   });
 
   it('treats only 127.0.0.0/8 and ::1 as loopback', () => {

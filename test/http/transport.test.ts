@@ -181,6 +181,21 @@ forEachDatabase((db) => {
       }
     });
 
+    it('405 answers name the allowed methods in Allow', async () => {
+      for (const [method, path, allow] of [
+        ['GET', '/', 'POST'],
+        ['OPTIONS', '/', 'POST'],
+        ['POST', '/health', 'HEAD, GET'],
+        ['DELETE', '/health', 'HEAD, GET'],
+      ] as const) {
+        const response = await rawRequest(server.url, { method, path });
+        assert.equal(response.status, 405, `${method} ${path}`);
+        assert.equal(response.headers['allow'], allow, `${method} ${path}`);
+      }
+      const found = await rawRequest(server.url, { method: 'GET', path: '/nope' });
+      assert.equal(found.headers['allow'], undefined, 'a 404 names no methods');
+    });
+
     it('401 when the Host header is not allowed (port stripped, case ignored, IPv6 brackets handled)', async () => {
       const body = server.seal(exists());
       for (const host of [
@@ -257,6 +272,24 @@ forEachDatabase((db) => {
   });
 
   describe('request log', () => {
+    it('answers 500 with one line to an unexpected fault, and logs it once with the request id', async () => {
+      const broken = await startTestServer({ database: db });
+      try {
+        await broken.app.store.knex.schema.renameTable('sessions', 'sessions_gone');
+        const body = broken.seal({ ...exists('fault-1'), client_ipaddr: '198.51.100.4' });
+        const response = await broken.post(body);
+        assert.equal(response.status, 500);
+        assert.equal(await response.text(), 'HTTP 500: Internal error.\n');
+        const errors = broken.logs.filter((l) => l.message === 'internal error');
+        assert.equal(errors.length, 1);
+        assert.equal(errors[0]?.['reqid'], 'fault-1');
+        const requests = broken.logs.filter((l) => l.message === 'request');
+        assert.equal(requests.at(-1)?.['status'], 500);
+      } finally {
+        await broken.close();
+      }
+    });
+
     it('writes one JSON line per request with personal data only as digests', async () => {
       const before = server.logs.length;
       await server.call('session-exists', { session_token: 'tok' }, 'log-check');

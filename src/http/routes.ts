@@ -1,0 +1,42 @@
+/**
+ * The routes and the pipeline of each (DESIGN "Architecture"). Every step is made once, here, when the
+ * app is built; a request only walks them.
+ *
+ *   POST /            size guard → open → envelope → admit → dispatch → seal
+ *   GET|HEAD /health  health
+ *   POST /echo        size guard → open → echo → seal   (debugmode 1, loopback peers only)
+ *
+ * The request log and the Host guard run before any route (server.ts); unrouted answers 404/405.
+ */
+import { Router } from '@koa/router';
+import type Koa from 'koa';
+import type { HttpDeps } from './deps.js';
+import { admit } from './middleware/admit.js';
+import { dispatch } from './middleware/dispatch.js';
+import { echo } from './middleware/echo.js';
+import { envelope } from './middleware/envelope.js';
+import { health } from './middleware/health.js';
+import { loopbackOnly } from './middleware/loopback-only.js';
+import { open } from './middleware/open.js';
+import { seal } from './middleware/seal.js';
+import { sizeGuard } from './middleware/size-guard.js';
+import type { PipelineState } from './state.js';
+
+/** Paths match exactly, as written: no trailing slash, no other case. */
+const EXACT = { sensitive: true, strict: true } as const;
+
+/** Mounts (debugmode) the routes for local developers, then those of the service. */
+export function mountRoutes(app: Koa<PipelineState>, deps: HttpDeps): void {
+  const guardSize = sizeGuard(deps.maxBodySize);
+  const openBody = open(deps);
+  const sealReply = seal(deps);
+  const service = new Router<PipelineState>(EXACT)
+    .post('/', guardSize, openBody, envelope(), admit(deps), dispatch(deps), sealReply)
+    .get('/health', health(deps.health));
+  if (deps.debugmode) {
+    app.use(
+      loopbackOnly(new Router<PipelineState>(EXACT).post('/echo', guardSize, openBody, echo(), sealReply).routes()),
+    );
+  }
+  app.use(service.routes());
+}
