@@ -275,7 +275,7 @@ forEachDatabase((db) => {
     it('answers 500 with one line to an unexpected fault, and logs it once with the request id', async () => {
       const broken = await startTestServer({ database: db });
       try {
-        await broken.app.store.knex.schema.renameTable('sessions', 'sessions_gone');
+        await sqlOf(broken.app.store).schema.renameTable('sessions', 'sessions_gone');
         const body = broken.seal({ ...exists('fault-1'), client_ipaddr: '198.51.100.4' });
         const response = await broken.post(body);
         assert.equal(response.status, 500);
