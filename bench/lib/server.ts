@@ -1,7 +1,7 @@
 /** What the benches share: a real server from dist on a free port, and latency percentiles. */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PKG_DIR } from '../../src/package-dir.js';
@@ -11,6 +11,8 @@ export interface BenchServer {
   readonly url: string;
   readonly secret: string;
   readonly basedir: string;
+  /** The server process (the primary when it runs workers). */
+  readonly pid: number;
   /** From the spawn to the "listening" line, and as the server measured it. */
   readonly startupMsWall: number;
   readonly startupMsInProcess: number;
@@ -56,6 +58,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     url: `http://127.0.0.1:${port}/`,
     secret,
     basedir,
+    pid: child.pid ?? 0,
     startupMsWall,
     startupMsInProcess: inProcess,
     async stop() {
@@ -69,4 +72,30 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
 /** The p-th percentile (0…1) of sorted latencies, in ms with two decimals. */
 export function percentile(sorted: readonly number[], p: number): string {
   return (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0).toFixed(2);
+}
+
+/**
+ * CPU seconds (user + system) used so far by a process and its descendants that are still running,
+ * read from /proc (Linux): the server's own cost, without the load generator's.
+ */
+export function processTreeCpuSeconds(rootPid: number): number {
+  const ticks = 100; // USER_HZ on Linux
+  const children = (pid: number): number[] => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const own = (pid: number): number => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch {
+      return 0;
+    }
+  };
+  const walk = (pid: number): number => own(pid) + children(pid).reduce((sum, c) => sum + walk(c), 0);
+  return walk(rootPid);
 }
