@@ -19,7 +19,7 @@ import type { ActionInput } from '../protocol/index.js';
 import type { UserRecord } from '../store/records.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
-import type { emailActions } from '../protocol/actions/email.js';
+import { emailActions } from '../protocol/actions/email.js';
 import type { Deps, Meta } from './define.js';
 
 const SENT = 'If that address belongs to an account, we have sent it an email.';
@@ -27,20 +27,9 @@ const WINDOW_MS = 86_400_000;
 
 type Refusal = 'email_header_refused' | 'email_link_refused' | 'session_not_found' | 'email_ineligible';
 
+/** Every refusal says the same as a success, so the reply never tells whether the account exists. */
 const sameWords = <C extends string>(codes: readonly C[]): Record<C, string> =>
   Object.fromEntries(codes.map((c) => [c, SENT])) as Record<C, string>;
-
-const MAIL_FAILURES: readonly MailFailure[] = [
-  'email_header_refused',
-  'smtp_insecure_auth',
-  'smtp_unreachable',
-  'smtp_timeout',
-  'smtp_tls',
-  'smtp_auth',
-  'smtp_rejected',
-  'smtp_failed',
-];
-const REFUSALS: readonly Refusal[] = ['email_link_refused', 'session_not_found', 'email_ineligible'];
 
 type CommonInput = ActionInput<'user-sendemail-signup'> | ActionInput<'user-sendemail-forgotpass'>;
 
@@ -100,7 +89,7 @@ async function send(
 const noSignup = { user_id: null, email_address: null, emailverify_sent_datetime: null };
 
 const userSendemailSignup = defineAction('user-sendemail-signup', {
-  messages: { ok: SENT, failures: { ...sameWords(REFUSALS), ...sameWords(MAIL_FAILURES) } },
+  messages: { ok: SENT, failures: sameWords(emailActions['user-sendemail-signup'].failures) },
   async handle(deps, input, meta) {
     const prepared = await prepare(deps, input, input.account_verify_url);
     if (!prepared.ok) return fail(prepared.code, noSignup);
@@ -125,7 +114,7 @@ function mayResetPassword(user: UserRecord): boolean {
 }
 
 const userSendemailForgotpass = defineAction('user-sendemail-forgotpass', {
-  messages: { ok: SENT, failures: { ...sameWords(REFUSALS), ...sameWords(MAIL_FAILURES), email_window: SENT } },
+  messages: { ok: SENT, failures: sameWords(emailActions['user-sendemail-forgotpass'].failures) },
   async handle(deps, input, meta) {
     const prepared = await prepare(deps, input, input.password_forgot_url);
     if (!prepared.ok) return fail(prepared.code, noForgot);

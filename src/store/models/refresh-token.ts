@@ -3,16 +3,10 @@
  * `rotated_at` is set when the token is exchanged; the row stays until it expires, so presenting it
  * again can be told apart from a token never issued (DESIGN decision 18).
  */
-import { Model } from 'objection';
-import type { Pojo } from 'objection';
-import type { Dialect } from '../dialect.js';
-import { fromColumns, toColumns } from './key-mapping.js';
+import { KeyModel } from './key-model.js';
 
-const TIMES = ['issued', 'not_valid_before', 'expires', 'rotated_at'] as const;
-
-export class RefreshTokenModel extends Model {
-  /** Set on the class bound to one database (see api-keys.ts), read by the time mapping. */
-  static dialect: Dialect = 'sqlite';
+export class RefreshTokenModel extends KeyModel {
+  static override times: readonly string[] = ['issued', 'not_valid_before', 'expires', 'rotated_at'];
   static override get tableName(): string {
     return 'refresh_tokens';
   }
@@ -28,12 +22,4 @@ export class RefreshTokenModel extends Model {
   declare not_valid_before: number;
   declare expires: number;
   declare rotated_at: number | null;
-
-  override $formatDatabaseJson(json: Pojo): Pojo {
-    return toColumns(super.$formatDatabaseJson(json), (this.constructor as typeof RefreshTokenModel).dialect, TIMES);
-  }
-
-  override $parseDatabaseJson(json: Pojo): Pojo {
-    return super.$parseDatabaseJson(fromColumns(json, TIMES));
-  }
 }
