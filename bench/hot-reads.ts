@@ -6,6 +6,7 @@
  * Actions it knows: session-exists, user-check-access, apikey-verify, apikey-verify-nosession.
  */
 import { createClient } from '../src/client/index.js';
+import { closedLoop } from './lib/load.js';
 import { percentile, processTreeCpuSeconds, startBenchServer } from './lib/server.js';
 
 const concurrency = Number(process.argv[2] ?? 16);
@@ -82,35 +83,17 @@ async function bodyFor(action: string): Promise<Record<string, unknown>> {
   }
 }
 
-async function drive(
-  action: string,
-  body: Record<string, unknown>,
-  forSeconds: number,
-): Promise<{ latencies: number[]; failures: number }> {
-  const latencies: number[] = [];
-  let failures = 0;
-  const deadline = performance.now() + forSeconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        const reply = await call(action, body);
-        latencies.push(performance.now() - t0);
-        if (!reply.success) failures++;
-      }
-    }),
-  );
-  return { latencies, failures };
-}
-
 const rows = [];
 for (const action of actions) {
   const body = await bodyFor(action);
-  await drive(action, body, 1); // warm-up
+  await closedLoop(concurrency, 1, async () => (await call(action, body)).success); // warm-up
   const cpu0 = processTreeCpuSeconds(server.pid);
-  const { latencies, failures } = await drive(action, body, seconds);
+  const { latencies, failures } = await closedLoop(
+    concurrency,
+    seconds,
+    async () => (await call(action, body)).success,
+  );
   const cpu = processTreeCpuSeconds(server.pid) - cpu0;
-  latencies.sort((a, b) => a - b);
   rows.push({
     action,
     requests: latencies.length,

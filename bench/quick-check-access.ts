@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '../src/client/index.js';
 import { parseKeyring, sealJson } from '../src/protocol/index.js';
+import { closedLoop } from './lib/load.js';
 import { percentile, startBenchServer } from './lib/server.js';
 
 const concurrency = Number(process.argv[2] ?? 16);
@@ -31,20 +32,11 @@ const client = createClient({ url, secret });
 const first = await client.request('user-check-access', body, { clientIp: '192.0.2.1' });
 if (!first.success) throw new Error(`user-check-access failed: ${JSON.stringify(first)}`);
 
-const latencies: number[] = [];
-let failures = 0;
-const deadline = performance.now() + seconds * 1000;
-await Promise.all(
-  Array.from({ length: concurrency }, async () => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      const reply = await client.request('user-check-access', body, { clientIp: '192.0.2.1' });
-      latencies.push(performance.now() - t0);
-      if (!reply.success) failures++;
-    }
-  }),
+const { latencies, failures } = await closedLoop(
+  concurrency,
+  seconds,
+  async () => (await client.request('user-check-access', body, { clientIp: '192.0.2.1' })).success,
 );
-latencies.sort((a, b) => a - b);
 console.log(
   JSON.stringify({
     client: 'node',

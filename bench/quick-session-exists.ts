@@ -19,6 +19,7 @@ import { parseKeyring, sealJson } from '../src/protocol/index.js';
 import { parseDatabaseUrl } from '../src/store/url.js';
 import type { MysqlTarget, PgTarget } from '../src/store/url.js';
 import { adminQuery, urlOf } from '../test/helpers/admin-sql.js';
+import { closedLoop } from './lib/load.js';
 import { percentile, startBenchServer } from './lib/server.js';
 
 const concurrency = Number(process.argv[2] ?? 16);
@@ -73,20 +74,11 @@ interface Measure {
 }
 
 async function withNodeClient(): Promise<Measure> {
-  const latencies: number[] = [];
-  let failures = 0;
-  const deadline = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        const reply = await client.request('session-exists', { session_token: token }, { clientIp: '192.0.2.1' });
-        latencies.push(performance.now() - t0);
-        if (!reply.success) failures++;
-      }
-    }),
+  const { latencies, failures } = await closedLoop(
+    concurrency,
+    seconds,
+    async () => (await client.request('session-exists', { session_token: token }, { clientIp: '192.0.2.1' })).success,
   );
-  latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     failures,
