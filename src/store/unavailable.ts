@@ -37,8 +37,10 @@ const MYSQL_ERRNOS = new Set([1969, 3024, 1053, 1040, 1205, 1213]);
 /** PostgreSQL SQLSTATEs: shutdown, cannot connect now, too many connections, timeouts, deadlocks. */
 const PG_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53100', '53200', '57014', '40P01', '40001']);
 
+// pg's connect timeout destroys the socket with a bare `Error('timeout expired')` (no code), which
+// reaches the caller when the pool hands over its creation error.
 const DRIVER_MESSAGES =
-  /Connection terminated|Query read timeout|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|connect ETIMEDOUT/;
+  /^timeout expired$|Connection terminated|Query read timeout|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|connect ETIMEDOUT/;
 
 /** True when `error` says the database cannot be reached or cannot answer now (not a bug of ours). */
 export function isUnavailable(error: unknown, depth = 0): boolean {
