@@ -6,6 +6,11 @@ import { UserInfo } from '../user-info.js';
 
 /** At most this many user info dicts in one answer of user-list or user-lookup-match. */
 export const USER_PAGE_SIZE = 1000;
+/**
+ * A page of user-list or user-lookup-match also ends before its user info dicts pass this many bytes
+ * of JSON (DESIGN decision 24): with dicts of up to 64 KiB, 1000 users could not be sealed in one reply.
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The fields user-lookup-match may match on (anything else is refused before any SQL). */
 export const MATCH_FIELDS = [
