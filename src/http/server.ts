@@ -7,6 +7,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import Koa from 'koa';
 import type { HttpDeps } from './deps.js';
+import { drainOf } from './drain.js';
+import type { Drain } from './drain.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { unrouted } from './middleware/unrouted.js';
@@ -31,16 +33,15 @@ export interface ListenOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | null;
 }
 
-/** Servers that are closing: their answers carry `Connection: close`. */
-const draining = new WeakSet<Server>();
+/** Each listener's drain (drain.ts): while draining, answers carry `Connection: close`. */
+const drains = new WeakMap<Server, Drain>();
 
 /** Starts the HTTP listener with timeouts that bound slow clients (slowloris). */
 export async function listen(app: Koa<PipelineState>, options: ListenOptions): Promise<Server> {
   // A request without Host reaches our guard (401) instead of Node's bare 400.
   const handle = app.callback();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    // While draining, a kept-alive connection ends after its answer instead of taking a new request.
-    if (draining.has(server)) res.shouldKeepAlive = false;
+    drains.get(server)?.onRequest(res);
     void handle(req, res); // Koa answers its own errors; the promise never rejects
   };
   const server: Server =
@@ -54,6 +55,7 @@ export async function listen(app: Koa<PipelineState>, options: ListenOptions): P
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
   server.maxHeadersCount = 100;
+  drains.set(server, drainOf(server));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -65,17 +67,11 @@ export async function listen(app: Koa<PipelineState>, options: ListenOptions): P
 }
 
 /**
- * Stops accepting connections and resolves once every request already received has been answered
- * (SIGTERM/SIGINT, trap E3): idle kept-alive connections close now, busy ones after their answer.
+ * Stops accepting connections once arrivals stop and resolves when every request accepted has been
+ * answered, each answer closing its connection (SIGTERM/SIGINT, trap E3; drain.ts).
  */
 export function closeGracefully(server: Server): Promise<void> {
-  draining.add(server);
-  return new Promise<void>((resolve) => {
-    if (!server.listening) {
-      resolve();
-      return;
-    }
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
+  const drain = drains.get(server) ?? drainOf(server);
+  drains.set(server, drain);
+  return drain.drain();
 }
