@@ -147,6 +147,24 @@ forEachDatabase(
           assert.equal((await health()).status, 200);
           assert.equal(server.logs.filter((l) => l.level === 'error').length, 0, 'no 500 on the way');
         });
+
+        it('logs each outage and each recovery once, at warn, the outage with its cause', (t) => {
+          const changes = server.logs.filter(
+            (l) => l.message === 'database unavailable' || l.message === 'database available again',
+          );
+          t.diagnostic(
+            changes
+              .map((l) => (typeof l['cause'] === 'string' ? `${l.message}: ${l['cause']}` : l.message))
+              .join(' | '),
+          );
+          assert.ok(changes.length >= 2);
+          changes.forEach((line, i) => {
+            assert.equal(line.level, 'warn');
+            assert.equal(line.message, i % 2 === 0 ? 'database unavailable' : 'database available again');
+            if (i % 2 === 0) assert.ok(typeof line['cause'] === 'string' && line['cause'] !== '');
+          });
+          assert.equal(changes.length % 2, 0, 'the last outage is over');
+        });
       });
     }
   },
