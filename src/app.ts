@@ -194,6 +194,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
   const credentialsFile = await prepareUnlessWorker(options, wiring);
   const store = openStore(config.authdb);
+  store.onAvailability((event) => {
+    if (event.up) log.warn('database available again');
+    else log.warn('database unavailable', { cause: event.cause });
+  });
   try {
     // The primary of a cluster runs the purge; a single process runs its own.
     const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;

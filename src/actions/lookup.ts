@@ -1,7 +1,8 @@
 /**
  * user-list, user-lookup-email, user-lookup-match. Lists are ordered by user_id and paged at
- * USER_PAGE_SIZE (`after_user_id` pages on, `has_more` says whether more follow), so no request reads
- * an unbounded table into memory. user-lookup-match refuses an unlisted `by` in the schema, before
+ * USER_PAGE_SIZE users or MAX_PAGE_BYTES of user info, whichever comes first (`after_user_id` pages
+ * on, `has_more` says whether more follow), so no request reads an unbounded table into memory and no
+ * stored data can make a reply too large to seal (DESIGN decision 24). user-lookup-match refuses an unlisted `by` in the schema, before
  * any SQL, and a `match` of the wrong type for its field; extra_info is matched in TypeScript over
  * pages of the table, so the three databases (whose JSON functions differ) answer alike.
  */
@@ -10,7 +11,7 @@ import { userInfo } from '../accounts/user-info.js';
 import { holdsItems } from '../domain/json-equal.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
-import { normaliseEmail, parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
+import { MAX_PAGE_BYTES, normaliseEmail, parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
 import type { ActionInput, ActionOutput, JsonObject, MatchField, Problem } from '../protocol/index.js';
 import type { UserRecord } from '../store/index.js';
 import type { ColumnMatch } from '../store/index.js';
@@ -24,11 +25,43 @@ const LOOKUP_FAILED = 'User look up failed.';
 /** Rows of (user_id, extra_info) read per query while matching extra_info. */
 const SCAN_BATCH = 1000;
 
-type Listing = ActionOutput<'user-list'>;
+/** Users read per query while filling a page: a page of big dicts ends long before USER_PAGE_SIZE. */
+const PAGE_BATCH = 100;
 
-/** One page out of `rows` fetched with a limit of USER_PAGE_SIZE + 1. */
-function page(rows: readonly UserRecord[]): Listing {
-  return { user_info: rows.slice(0, USER_PAGE_SIZE).map(userInfo), has_more: rows.length > USER_PAGE_SIZE };
+type Listing = ActionOutput<'user-list'>;
+type Batches = AsyncIterable<readonly UserRecord[]>;
+
+/** Users after `after` in batches ordered by user_id, until the table ends. */
+async function* batchesAfter(fetch: (after: number, limit: number) => Promise<UserRecord[]>, after: number): Batches {
+  for (let from = after; ;) {
+    const rows = await fetch(from, PAGE_BATCH);
+    yield rows;
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < PAGE_BATCH) return;
+    from = last.userId;
+  }
+}
+
+/** The users of `userIds` (ordered), read a batch at a time. */
+async function* batchesOf(deps: Deps, userIds: readonly number[]): Batches {
+  for (let i = 0; i < userIds.length; i += PAGE_BATCH) yield deps.store.users.byIds(userIds.slice(i, i + PAGE_BATCH));
+}
+
+/** One page: up to USER_PAGE_SIZE users, and never more than MAX_PAGE_BYTES (but at least one user). */
+async function page(batches: Batches): Promise<Listing> {
+  const infos: Listing['user_info'] = [];
+  let bytes = 2; // the list's brackets
+  for await (const rows of batches) {
+    for (const row of rows) {
+      if (infos.length === USER_PAGE_SIZE) return { user_info: infos, has_more: true };
+      const info = userInfo(row);
+      const size = Buffer.byteLength(JSON.stringify(info), 'utf8') + 1; // and its comma
+      if (bytes + size > MAX_PAGE_BYTES && infos.length > 0) return { user_info: infos, has_more: true };
+      infos.push(info);
+      bytes += size;
+    }
+  }
+  return { user_info: infos, has_more: false };
 }
 
 const userList = defineAction('user-list', {
@@ -40,7 +73,7 @@ const userList = defineAction('user-list', {
       if (user === null) return fail('user_not_found', { user_info: null, has_more: false });
       return ok({ user_info: [userInfo(user)], has_more: false });
     }
-    return ok(page(await deps.store.users.page(input.after_user_id ?? 0, USER_PAGE_SIZE + 1)));
+    return ok(await page(batchesAfter((from, limit) => deps.store.users.page(from, limit), input.after_user_id ?? 0)));
   },
 });
 
@@ -126,12 +159,11 @@ const userLookupMatch = defineAction('user-lookup-match', {
     if ('param' in match) return invalid([match], { user_info: null, has_more: false });
     const after = input.after_user_id ?? 0;
     if (match.kind === 'dict') {
-      const ids = await matchExtraInfo(deps, match.value, after);
-      const users = await deps.store.users.byIds(ids.slice(0, USER_PAGE_SIZE));
-      return ok({ user_info: users.map(userInfo), has_more: ids.length > USER_PAGE_SIZE });
+      return ok(await page(batchesOf(deps, await matchExtraInfo(deps, match.value, after))));
     }
     const by = input.by as Exclude<MatchField, 'extra_info'>;
-    return ok(page(await deps.store.users.matchColumn(by, match.value, after, USER_PAGE_SIZE + 1)));
+    const column = match.value;
+    return ok(await page(batchesAfter((from, limit) => deps.store.users.matchColumn(by, column, from, limit), after)));
   },
 });
 

@@ -87,9 +87,14 @@ function broadcastWorkers(primary: Primary): void {
 function finish(primary: Primary, code: number): void {
   if (primary.finished) return;
   primary.finished = true;
+  // The last line an operator sees: every worker is gone and the database is closed (or not).
+  const exit = (exitCode: number): void => {
+    primary.log.info('stopped', { code: exitCode });
+    setImmediate(() => process.exit(exitCode));
+  };
   primary.release().then(
-    () => process.exit(code),
-    () => process.exit(code === 0 ? 1 : code),
+    () => exit(code),
+    () => exit(code === 0 ? 1 : code),
   );
 }
 

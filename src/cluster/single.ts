@@ -14,9 +14,13 @@ export async function runSingle(config: Config, policy: LoadedPolicy): Promise<s
     if (stopping) return;
     stopping = true;
     app.log.info('stopping', { signal });
+    const exit = (code: number): void => {
+      app.log.info('stopped', { code });
+      setImmediate(() => process.exit(code));
+    };
     app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exit(0),
+      () => exit(1),
     );
   };
   process.on('SIGTERM', () => {

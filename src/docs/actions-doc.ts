@@ -45,7 +45,7 @@ function bounds(schema: TSchema): string {
   const parts: string[] = [];
   if (s.maxLength !== undefined) parts.push(`at most ${s.maxLength} characters`);
   if (s.minimum !== undefined && s.maximum !== undefined) parts.push(`${s.minimum}…${s.maximum}`);
-  if (s['x-json-dict'] === true) parts.push('≤ 16 levels, ≤ 256 entries');
+  if (s['x-json-dict'] === true) parts.push('≤ 16 levels, ≤ 256 entries, ≤ 64 KiB as JSON');
   if (s.minProperties !== undefined) parts.push('not empty');
   return parts.join(', ');
 }

@@ -1,4 +1,4 @@
-import { FORBIDDEN_KEYS, MAX_DICT_DEPTH, MAX_DICT_ENTRIES } from '../protocol/index.js';
+import { FORBIDDEN_KEYS, MAX_DICT_BYTES, MAX_DICT_DEPTH, MAX_DICT_ENTRIES } from '../protocol/index.js';
 import type { JsonObject, JsonValue } from '../protocol/index.js';
 
 // A lone surrogate or a NUL: PostgreSQL refuses NUL in text, and lone surrogates are not UTF-8.
@@ -8,18 +8,32 @@ export function isSafeText(text: string): boolean {
   return !BAD_TEXT.test(text);
 }
 
+/** The size of a dict as stored: its JSON in UTF-8. */
+export function dictBytes(value: JsonObject): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
 /**
  * Whether a value is a JSON object within the dict bounds. Iterative on purpose: input may be
  * 100,000 levels deep, and recursion would overflow the stack (a 500) on exactly that input.
  */
 export function isBoundedDict(value: unknown): value is JsonObject {
   if (!isPlainObject(value)) return false;
+  if (!hasBoundedShape(value)) return false;
+  // Serialized only once the shape is known to be small and shallow (stringify recurses).
+  return dictBytes(value as JsonObject) <= MAX_DICT_BYTES;
+}
+
+function hasBoundedShape(value: Record<string, unknown>): boolean {
   let entries = 0;
+  // UTF-16 units of every key and string so far: a lower bound of the UTF-8 size, to stop early.
+  let units = 0;
   const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { node, depth } = item;
     if (typeof node === 'string') {
-      if (!isSafeText(node)) return false;
+      units += node.length;
+      if (units > MAX_DICT_BYTES || !isSafeText(node)) return false;
     } else if (Array.isArray(node)) {
       if (depth > MAX_DICT_DEPTH) return false;
       entries += node.length;
@@ -31,7 +45,8 @@ export function isBoundedDict(value: unknown): value is JsonObject {
       entries += keys.length;
       if (entries > MAX_DICT_ENTRIES) return false;
       for (const key of keys) {
-        if (FORBIDDEN_KEYS.has(key) || !isSafeText(key)) return false;
+        units += key.length;
+        if (units > MAX_DICT_BYTES || FORBIDDEN_KEYS.has(key) || !isSafeText(key)) return false;
         stack.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1 });
       }
     } else if (typeof node === 'number') {

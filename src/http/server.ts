@@ -7,6 +7,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import Koa from 'koa';
 import type { HttpDeps } from './deps.js';
+import { drainOf } from './drain.js';
+import type { Drain } from './drain.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { unrouted } from './middleware/unrouted.js';
@@ -29,31 +31,46 @@ export interface ListenOptions {
   readonly port: number;
   /** PEM certificate and key: the listener then speaks HTTPS, TLS 1.2 or later. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | null;
+  /** The whole request (headers and body) must arrive within this; 30 s unless given (tests). */
+  readonly requestTimeoutMs?: number;
 }
 
-/** Servers that are closing: their answers carry `Connection: close`. */
-const draining = new WeakSet<Server>();
+/**
+ * How often Node looks for requests past their timeout. Its default (30 s) let a 30 s timeout take up
+ * to 60 s; checked every second, the configured timeout is the effective one.
+ */
+const TIMEOUT_CHECK_MS = 1000;
+
+/** Each listener's drain (drain.ts): while draining, answers carry `Connection: close`. */
+const drains = new WeakMap<Server, Drain>();
 
 /** Starts the HTTP listener with timeouts that bound slow clients (slowloris). */
 export async function listen(app: Koa<PipelineState>, options: ListenOptions): Promise<Server> {
   // A request without Host reaches our guard (401) instead of Node's bare 400.
   const handle = app.callback();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    // While draining, a kept-alive connection ends after its answer instead of taking a new request.
-    if (draining.has(server)) res.shouldKeepAlive = false;
+    drains.get(server)?.onRequest(res);
     void handle(req, res); // Koa answers its own errors; the promise never rejects
   };
   const server: Server =
     options.tls == null
-      ? createServer({ requireHostHeader: false }, listener)
+      ? createServer({ requireHostHeader: false, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, listener)
       : createTlsServer(
-          { requireHostHeader: false, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' },
+          {
+            requireHostHeader: false,
+            connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+            cert: options.tls.cert,
+            key: options.tls.key,
+            minVersion: 'TLSv1.2',
+          },
           listener,
         );
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  // Node lets a request run to the later of the two, so the headers' bound never exceeds the request's.
+  server.headersTimeout = Math.min(10_000, server.requestTimeout);
   server.keepAliveTimeout = 5_000;
   server.maxHeadersCount = 100;
+  drains.set(server, drainOf(server));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -65,17 +82,11 @@ export async function listen(app: Koa<PipelineState>, options: ListenOptions): P
 }
 
 /**
- * Stops accepting connections and resolves once every request already received has been answered
- * (SIGTERM/SIGINT, trap E3): idle kept-alive connections close now, busy ones after their answer.
+ * Stops accepting connections once arrivals stop and resolves when every request accepted has been
+ * answered, each answer closing its connection (SIGTERM/SIGINT, trap E3; drain.ts).
  */
 export function closeGracefully(server: Server): Promise<void> {
-  draining.add(server);
-  return new Promise<void>((resolve) => {
-    if (!server.listening) {
-      resolve();
-      return;
-    }
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
+  const drain = drains.get(server) ?? drainOf(server);
+  drains.set(server, drain);
+  return drain.drain();
 }

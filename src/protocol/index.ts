@@ -14,7 +14,7 @@ export { normaliseEmail } from './email-address.js';
 export type { ActionSpec } from './action-spec.js';
 export { actionSpecs, actionNames, isActionName } from './actions/index.js';
 export type { ActionName, ActionInput, ActionOutput, ActionFailure } from './actions/index.js';
-export { MATCH_FIELDS, USER_PAGE_SIZE } from './actions/lookup.js';
+export { MATCH_FIELDS, MAX_PAGE_BYTES, USER_PAGE_SIZE } from './actions/lookup.js';
 export type { MatchField } from './actions/lookup.js';
 export { UserInfo } from './user-info.js';
 export type { UserInfoDict } from './user-info.js';

@@ -7,7 +7,8 @@
  * - format `text`: well-formed UTF-16 (no lone surrogates) and no NUL;
  * - format `ip`: an IPv4 or IPv6 address without a zone;
  * - keyword `x-json-dict`: a JSON object at most MAX_DICT_DEPTH deep with at most MAX_DICT_ENTRIES
- *   members and elements in all, no `__proto__`/`constructor`/`prototype` key, every string `text`.
+ *   members and elements in all, at most MAX_DICT_BYTES serialized, no `__proto__`/`constructor`/
+ *   `prototype` key, every string `text`.
  */
 import { Type } from '@sinclair/typebox';
 import type { SchemaOptions, TSchema, TString, TInteger, TUnsafe } from '@sinclair/typebox';
@@ -15,6 +16,11 @@ import type { SchemaOptions, TSchema, TString, TInteger, TUnsafe } from '@sincla
 export const MAX_ID = 2_147_483_647;
 export const MAX_DICT_DEPTH = 16;
 export const MAX_DICT_ENTRIES = 256;
+/**
+ * Serialized (JSON, UTF-8) size of a stored dict, checked on input and again after every merge
+ * (DESIGN decision 24), so that no accepted write can make a later read too large to answer.
+ */
+export const MAX_DICT_BYTES = 64 * 1024;
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Column sizes shared by the schemas and the migrations. */

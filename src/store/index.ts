@@ -5,6 +5,8 @@
  * (503), never as a 500 (unavailable.ts).
  */
 import { apiKeyRepo } from './api-keys.js';
+import { availability } from './availability.js';
+import type { AvailabilityEvent } from './availability.js';
 import type { ApiKeyRepo } from './api-keys.js';
 import { purgeExpired } from './cleanup.js';
 import type { PurgeReport } from './cleanup.js';
@@ -18,7 +20,7 @@ import { bindModels } from './models/bind.js';
 import type { MigrateOptions } from './migrations.js';
 import { sessionRepo } from './sessions.js';
 import type { SessionRepo } from './sessions.js';
-import { guardRepo } from './unavailable.js';
+import { CALL_DEADLINE_MS, guardRepo } from './unavailable.js';
 import type { DatabaseTarget } from './url.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
@@ -35,6 +37,7 @@ export type {
   UserStanding,
 } from './user-repo.js';
 export type { SessionRecord, UserRecord } from './records.js';
+export type { AvailabilityEvent } from './availability.js';
 
 export interface Store {
   readonly dialect: Dialect;
@@ -49,6 +52,8 @@ export interface Store {
   purgeExpired(now: number): Promise<PurgeReport>;
   /** The health probe: the superuser row must be there (within `budgetMs`). */
   ping(budgetMs: number): Promise<boolean>;
+  /** Hears when the database stops answering the store's calls (with the cause), and when it answers again. */
+  onAvailability(listener: (event: AvailabilityEvent) => void): void;
   close(): Promise<void>;
 }
 
@@ -56,11 +61,12 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
   const db = openDb(target, limits);
   const { knex, dialect } = db;
   const models = bindModels(knex, dialect);
+  const watch = availability();
   const store: Store = {
     dialect,
-    users: guardRepo(userRepo(db, models)),
-    sessions: guardRepo(sessionRepo(db, models)),
-    apiKeys: guardRepo(apiKeyRepo(db)),
+    users: guardRepo(userRepo(db, models), CALL_DEADLINE_MS, watch),
+    sessions: guardRepo(sessionRepo(db, models), CALL_DEADLINE_MS, watch),
+    apiKeys: guardRepo(apiKeyRepo(db), CALL_DEADLINE_MS, watch),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {
@@ -80,6 +86,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
         clearTimeout(timer);
       }
     },
+    onAvailability: (listener) => watch.onChange(listener),
     close: () => db.close(),
   };
   rememberKnex(store, knex);

@@ -5,6 +5,7 @@
  * drivers' own connect, acquire and statement timeouts cover the rest).
  */
 import { UnavailableError } from '../domain/errors.js';
+import type { Availability } from './availability.js';
 
 /** Repo calls are point queries; one that takes longer than this is answered 503. */
 export const CALL_DEADLINE_MS = 2500;
@@ -37,8 +38,10 @@ const MYSQL_ERRNOS = new Set([1969, 3024, 1053, 1040, 1205, 1213]);
 /** PostgreSQL SQLSTATEs: shutdown, cannot connect now, too many connections, timeouts, deadlocks. */
 const PG_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53100', '53200', '57014', '40P01', '40001']);
 
+// pg's connect timeout destroys the socket with a bare `Error('timeout expired')` (no code), which
+// reaches the caller when the pool hands over its creation error.
 const DRIVER_MESSAGES =
-  /Connection terminated|Query read timeout|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|connect ETIMEDOUT/;
+  /^timeout expired$|Connection terminated|Query read timeout|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|connect ETIMEDOUT/;
 
 /** True when `error` says the database cannot be reached or cannot answer now (not a bug of ours). */
 export function isUnavailable(error: unknown, depth = 0): boolean {
@@ -67,28 +70,36 @@ function translate(error: unknown): unknown {
     : error;
 }
 
-async function guarded<T>(run: () => Promise<T>, deadlineMs: number): Promise<T> {
+async function guarded<T>(run: () => Promise<T>, deadlineMs: number, watch?: Availability): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new UnavailableError('db_unavailable')), deadlineMs);
   });
   try {
-    return await Promise.race([run(), deadline]);
+    const result = await Promise.race([run(), deadline]);
+    watch?.succeeded();
+    return result;
   } catch (error) {
-    throw translate(error);
+    const translated = translate(error);
+    if (translated instanceof UnavailableError) watch?.failed(translated);
+    else watch?.succeeded(); // the database answered, with an error of ours
+    throw translated;
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** The same repo, every method translating database-unreachable errors and bounded in time. */
-export function guardRepo<T extends object>(repo: T, deadlineMs = CALL_DEADLINE_MS): T {
+/**
+ * The same repo, every method translating database-unreachable errors and bounded in time; `watch`
+ * hears whether each call found the database answering.
+ */
+export function guardRepo<T extends object>(repo: T, deadlineMs = CALL_DEADLINE_MS, watch?: Availability): T {
   const wrapped: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(repo)) {
     wrapped[key] =
       typeof value === 'function'
         ? (...args: unknown[]) =>
-            guarded(() => Promise.resolve((value as (...a: unknown[]) => unknown).apply(repo, args)), deadlineMs)
+            guarded(() => Promise.resolve((value as (...a: unknown[]) => unknown).apply(repo, args)), deadlineMs, watch)
         : value;
   }
   return wrapped as T;

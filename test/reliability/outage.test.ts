@@ -92,6 +92,43 @@ forEachDatabase(
           t.diagnostic(`503 after ${times.join(', ')} ms`);
         });
 
+        it('answers every request of a burst 503 within 5 s, whatever the action, never 500', async (t) => {
+          proxy.restore();
+          assert.ok(await recovered());
+          proxy[fault]();
+          const bodies: Array<[string, Record<string, unknown>]> = [
+            ['session-exists', { session_token: token }],
+            ['user-login', { session_token: token, email: 'nobody@example.com', password: 'wrong-password-1' }],
+            ['user-new', { email: 'burst@example.com', password: 'plinth-orchard-vapour-42', full_name: 'B' }],
+            ['user-list', { user_id: null }],
+            ['session-new', { ip_address: '192.0.2.9', user_agent: 'ua', user_id: 1, expires: 1, extra_info_json: {} }],
+            ['user-lookup-email', { email: 'admin@example.com' }],
+          ];
+          const started = performance.now();
+          const answers = await Promise.all(
+            Array.from({ length: 36 }, async (_, i) => {
+              const [request, body] = bodies[i % bodies.length] ?? bodies[0]!;
+              const response = await server.post(server.seal({ request, body, reqid: `b${i}`, client_ipaddr: '::1' }));
+              const text = await response.text();
+              return { request, status: response.status, text, retryAfter: response.headers.get('retry-after') };
+            }),
+          );
+          const elapsed = performance.now() - started;
+          t.diagnostic(`36 requests answered in ${Math.round(elapsed)} ms`);
+          for (const answer of answers) {
+            assert.equal(
+              answer.status,
+              503,
+              `${answer.request}: HTTP ${answer.status} ${JSON.stringify(server.logs.filter((l) => l.level === 'error'))}`,
+            );
+            assert.ok(answer.retryAfter !== null, 'Retry-After');
+            const reply = server.open(answer.text) as Record<string, unknown>;
+            assert.equal(reply['failure_reason'], 'database unavailable', answer.request);
+          }
+          assert.ok(elapsed < 5000, `the burst took ${Math.round(elapsed)} ms`);
+          assert.equal(server.logs.filter((l) => l.level === 'error').length, 0, 'no 500');
+        });
+
         it('reports database down with 503 on /health within its 1 s budget', async () => {
           const started = performance.now();
           const { status, body } = await health();
@@ -103,9 +140,30 @@ forEachDatabase(
 
         it('recovers without a restart once the database is back', async () => {
           proxy.restore();
+          const started = performance.now();
           assert.ok(await recovered(), 'session-exists works again');
+          const ms = performance.now() - started;
+          assert.ok(ms < 5000, `serving again ${Math.round(ms)} ms after the database answers`);
           assert.equal((await health()).status, 200);
           assert.equal(server.logs.filter((l) => l.level === 'error').length, 0, 'no 500 on the way');
+        });
+
+        it('logs each outage and each recovery once, at warn, the outage with its cause', (t) => {
+          const changes = server.logs.filter(
+            (l) => l.message === 'database unavailable' || l.message === 'database available again',
+          );
+          t.diagnostic(
+            changes
+              .map((l) => (typeof l['cause'] === 'string' ? `${l.message}: ${l['cause']}` : l.message))
+              .join(' | '),
+          );
+          assert.ok(changes.length >= 2);
+          changes.forEach((line, i) => {
+            assert.equal(line.level, 'warn');
+            assert.equal(line.message, i % 2 === 0 ? 'database unavailable' : 'database available again');
+            if (i % 2 === 0) assert.ok(typeof line['cause'] === 'string' && line['cause'] !== '');
+          });
+          assert.equal(changes.length % 2, 0, 'the last outage is over');
         });
       });
     }

@@ -6,6 +6,11 @@ import { UserInfo } from '../user-info.js';
 
 /** At most this many user info dicts in one answer of user-list or user-lookup-match. */
 export const USER_PAGE_SIZE = 1000;
+/**
+ * A page of user-list or user-lookup-match also ends before its user info dicts pass this many bytes
+ * of JSON (DESIGN decision 24): with dicts of up to 64 KiB, 1000 users could not be sealed in one reply.
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The fields user-lookup-match may match on (anything else is refused before any SQL). */
 export const MATCH_FIELDS = [
@@ -26,7 +31,7 @@ const AfterUserId = Type.Optional(
   Id({ description: 'paging: only users with a larger user_id (pass the last user_id of the previous page)' }),
 );
 const HasMore = Type.Boolean({
-  description: `true when more users follow this page (at most ${USER_PAGE_SIZE} per page)`,
+  description: `true when more users follow this page (at most ${USER_PAGE_SIZE} users and 4 MiB per page)`,
 });
 
 const UserInfoList = Nullable(Type.Array(UserInfo));
@@ -34,8 +39,8 @@ const UserInfoList = Nullable(Type.Array(UserInfo));
 export const lookupActions = {
   'user-list': {
     summary:
-      `Lists one user (user_id), or all users ordered by user_id (user_id null), ${USER_PAGE_SIZE} per page; ` +
-      'after_user_id pages on.',
+      `Lists one user (user_id), or all users ordered by user_id (user_id null), ${USER_PAGE_SIZE} per page ` +
+      '(fewer when their user info would pass 4 MiB); after_user_id pages on.',
     changesState: false,
     rate: USER_RATE,
     failures: ['user_not_found'],
@@ -56,7 +61,7 @@ export const lookupActions = {
   'user-lookup-match': {
     summary:
       'Lists the users whose field `by` equals `match` (compared by the field’s type), ordered by user_id, ' +
-      `${USER_PAGE_SIZE} per page. For extra_info, match is a dict: every given top-level key must hold a ` +
+      `${USER_PAGE_SIZE} per page (fewer past 4 MiB). For extra_info, match is a dict: every given top-level key must hold a ` +
       'deep-equal value (1, "1" and true differ).',
     changesState: false,
     rate: USER_RATE,
