@@ -8,24 +8,31 @@
  */
 import { randomUUID } from 'node:crypto';
 import { openJson, parseKeyring, sealJson } from '../protocol/index.js';
+export { FAILURE_REASONS, failureCodeOf } from '../protocol/index.js';
 import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } from '../protocol/index.js';
 import { createTransport, TransportError } from './transport.js';
 import type { RawReply } from './transport.js';
 
 /**
- * `ActionFailure<K>` names the failure codes action K may answer with (its declaration's and the
- * common ones); the reply carries each code's `failure_reason` text, which the server's catalogue
- * maps from the code. `RateClass` says which rate-limit buckets an action counts against.
+ * `ResponseEnvelope<K>` is `SuccessReply<K> | FailureReply<K>`: after `if (reply.success)` the items
+ * the declaration fills on success are non-null (`ActionSuccess<K>`); on failure `failure_reason` is
+ * the text of one of `ActionFailure<K>`, the codes action K may answer with (its declaration's and the
+ * common ones), and `failureCodeOf` maps the text back to its code. `RateClass` says which rate-limit
+ * buckets an action counts against.
  */
 export type {
   ActionFailure,
   ActionInput,
   ActionName,
   ActionOutput,
+  ActionSuccess,
   FailureCode,
+  FailureReason,
+  FailureReply,
   RateClass,
   RequestId,
   ResponseEnvelope,
+  SuccessReply,
 } from '../protocol/index.js';
 
 export type AuthsvcErrorKind =
@@ -90,7 +97,8 @@ const KINDS: Readonly<Record<number, AuthsvcErrorKind>> = {
   503: 'unavailable',
 };
 
-function isEnvelope(value: unknown): value is ResponseEnvelope & Record<string, unknown> {
+/** The reply's shape is checked here; its items are the server's word (the client does not re-validate them). */
+function isEnvelope(value: unknown): value is Record<string, unknown> & { reqid: unknown } {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
   return typeof v['success'] === 'boolean' && Array.isArray(v['messages']) && typeof v['response'] === 'object';
@@ -105,7 +113,7 @@ export function createClient(options: ClientOptions): AuthsvcClient {
   const transport = createTransport(url, options.ca);
 
   return {
-    async request(action, body, requestOptions) {
+    async request<K extends ActionName>(action: K, body: ActionInput<K>, requestOptions: RequestOptions) {
       const reqid = requestOptions.reqid ?? randomUUID();
       const sealed = sealJson(keyring, { request: action, body, reqid, client_ipaddr: requestOptions.clientIp });
       let response: RawReply;
@@ -145,7 +153,7 @@ export function createClient(options: ClientOptions): AuthsvcClient {
       if (response.status === 503) {
         throw new AuthsvcError('unavailable', `authsvc is unavailable: ${String(opened.value['failure_reason'])}`, 503);
       }
-      return opened.value;
+      return opened.value as unknown as ResponseEnvelope<K>;
     },
     close() {
       transport.close();
