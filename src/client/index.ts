@@ -3,13 +3,16 @@
  * answers this request (`reqid`), decrypts it. It imports only src/protocol, so a frontend never
  * loads the server's database drivers.
  *
- * Action outcomes (success or failure) are returned; transport problems throw an AuthsvcError whose
- * `kind` says what happened.
+ * Action outcomes (success or failure) are returned; a request the client can tell the server would
+ * refuse, and transport problems, throw an AuthsvcError whose `kind` says what happened (errors.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { openJson, parseKeyring, sealJson } from '../protocol/index.js';
 export { FAILURE_REASONS, failureCodeOf } from '../protocol/index.js';
 import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } from '../protocol/index.js';
+import { AuthsvcError } from './errors.js';
+import type { AuthsvcErrorKind } from './errors.js';
+import { precheck } from './precheck.js';
 import { createTransport, TransportError } from './transport.js';
 import type { RawReply } from './transport.js';
 
@@ -35,30 +38,8 @@ export type {
   SuccessReply,
 } from '../protocol/index.js';
 
-export type AuthsvcErrorKind =
-  | 'bad-request' // 400: the envelope was malformed (a bug in the caller)
-  | 'unauthorized' // 401: wrong key, expired or replayed token, or Host not allowed
-  | 'not-found' // 404: wrong URL
-  | 'too-large' // 413: the request body exceeds the server's maxbodysize
-  | 'rate-limited' // 429: see retryAfterSeconds
-  | 'unavailable' // 503: database down or server busy; retry later
-  | 'server-error' // any other status
-  | 'timeout' // no answer within timeoutMs
-  | 'network' // connection refused, reset…
-  | 'bad-response' // the reply could not be decrypted or is not an envelope
-  | 'reqid-mismatch'; // the reply answers another request: must be rejected
-
-export class AuthsvcError extends Error {
-  constructor(
-    readonly kind: AuthsvcErrorKind,
-    message: string,
-    readonly status?: number,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-    this.name = 'AuthsvcError';
-  }
-}
+export { AUTHSVC_ERROR_KINDS, AuthsvcError } from './errors.js';
+export type { AuthsvcErrorKind, InvalidRequestReason } from './errors.js';
 
 export interface ClientOptions {
   /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ or https://auth.internal:13431/ */
@@ -115,6 +96,7 @@ export function createClient(options: ClientOptions): AuthsvcClient {
   return {
     async request<K extends ActionName>(action: K, body: ActionInput<K>, requestOptions: RequestOptions) {
       const reqid = requestOptions.reqid ?? randomUUID();
+      precheck(action, body, requestOptions.clientIp, reqid);
       const sealed = sealJson(keyring, { request: action, body, reqid, client_ipaddr: requestOptions.clientIp });
       let response: RawReply;
       try {
