@@ -40,7 +40,7 @@ await Promise.all(
       const login = await client.request(
         'user-login',
         {
-          session_token: session.success ? (session.response.session_token ?? '') : '',
+          session_token: session.success ? session.response.session_token : '',
           email: 'bench@example.org',
           password,
         },
