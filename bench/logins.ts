@@ -37,7 +37,7 @@ const { latencies, failures } = await closedLoop(concurrency, seconds, async () 
   const login = await client.request(
     'user-login',
     {
-      session_token: session.success ? (session.response.session_token ?? '') : '',
+      session_token: session.success ? session.response.session_token : '',
       email: 'bench@example.org',
       password,
     },

@@ -63,7 +63,7 @@ const opened = await client.request(
   { clientIp: '192.0.2.1' },
 );
 if (!opened.success) throw new Error('session-new failed');
-const token = opened.response.session_token ?? '';
+const token = opened.response.session_token;
 
 interface Measure {
   readonly requests: number;

@@ -1,14 +1,15 @@
 /**
- * Writes docs/actions.md (from the action registry and the error catalogue) and docs/configuration.md
- * (from the configuration-variables file), so the reference cannot drift from the code. `npm test`
- * fails when either is stale.
+ * Writes docs/actions.md (from the action registry and the error catalogue), docs/configuration.md
+ * (from the configuration-variables file) and docs/schemas/actions.schema.json (from the declarations),
+ * so the reference cannot drift from the code. `npm test` fails when any of them is stale.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfVars } from '../src/config/confvars.js';
 import { SHIPPED_CONFVARS } from '../src/config/paths.js';
 import { PKG_DIR } from '../src/package-dir.js';
 import { actionsMarkdown } from '../src/docs/actions-doc.js';
+import { actionsJsonSchemaText } from '../src/docs/actions-schema.js';
 import { configurationMarkdown } from '../src/docs/configuration-doc.js';
 
 writeFileSync(join(PKG_DIR, 'docs', 'actions.md'), actionsMarkdown());
@@ -16,4 +17,6 @@ writeFileSync(
   join(PKG_DIR, 'docs', 'configuration.md'),
   configurationMarkdown(loadConfVars(SHIPPED_CONFVARS, PKG_DIR)),
 );
-console.log('wrote docs/actions.md and docs/configuration.md');
+mkdirSync(join(PKG_DIR, 'docs', 'schemas'), { recursive: true });
+writeFileSync(join(PKG_DIR, 'docs', 'schemas', 'actions.schema.json'), actionsJsonSchemaText());
+console.log('wrote docs/actions.md, docs/configuration.md and docs/schemas/actions.schema.json');

@@ -3,55 +3,43 @@
  * answers this request (`reqid`), decrypts it. It imports only src/protocol, so a frontend never
  * loads the server's database drivers.
  *
- * Action outcomes (success or failure) are returned; transport problems throw an AuthsvcError whose
- * `kind` says what happened.
+ * Action outcomes (success or failure) are returned; a request the client can tell the server would
+ * refuse, and transport problems, throw an AuthsvcError whose `kind` says what happened (errors.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { openJson, parseKeyring, sealJson } from '../protocol/index.js';
+export { FAILURE_REASONS, failureCodeOf } from '../protocol/index.js';
 import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } from '../protocol/index.js';
+import { AuthsvcError } from './errors.js';
+import type { AuthsvcErrorKind } from './errors.js';
+import { precheck } from './precheck.js';
 import { createTransport, TransportError } from './transport.js';
 import type { RawReply } from './transport.js';
 
 /**
- * `ActionFailure<K>` names the failure codes action K may answer with (its declaration's and the
- * common ones); the reply carries each code's `failure_reason` text, which the server's catalogue
- * maps from the code. `RateClass` says which rate-limit buckets an action counts against.
+ * `ResponseEnvelope<K>` is `SuccessReply<K> | FailureReply<K>`: after `if (reply.success)` the items
+ * the declaration fills on success are non-null (`ActionSuccess<K>`); on failure `failure_reason` is
+ * the text of one of `ActionFailure<K>`, the codes action K may answer with (its declaration's and the
+ * common ones), and `failureCodeOf` maps the text back to its code. `RateClass` says which rate-limit
+ * buckets an action counts against.
  */
 export type {
   ActionFailure,
   ActionInput,
   ActionName,
   ActionOutput,
+  ActionSuccess,
   FailureCode,
+  FailureReason,
+  FailureReply,
   RateClass,
   RequestId,
   ResponseEnvelope,
+  SuccessReply,
 } from '../protocol/index.js';
 
-export type AuthsvcErrorKind =
-  | 'bad-request' // 400: the envelope was malformed (a bug in the caller)
-  | 'unauthorized' // 401: wrong key, expired or replayed token, or Host not allowed
-  | 'not-found' // 404: wrong URL
-  | 'too-large' // 413: the request body exceeds the server's maxbodysize
-  | 'rate-limited' // 429: see retryAfterSeconds
-  | 'unavailable' // 503: database down or server busy; retry later
-  | 'server-error' // any other status
-  | 'timeout' // no answer within timeoutMs
-  | 'network' // connection refused, reset…
-  | 'bad-response' // the reply could not be decrypted or is not an envelope
-  | 'reqid-mismatch'; // the reply answers another request: must be rejected
-
-export class AuthsvcError extends Error {
-  constructor(
-    readonly kind: AuthsvcErrorKind,
-    message: string,
-    readonly status?: number,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-    this.name = 'AuthsvcError';
-  }
-}
+export { AUTHSVC_ERROR_KINDS, AuthsvcError } from './errors.js';
+export type { AuthsvcErrorKind, InvalidRequestReason } from './errors.js';
 
 export interface ClientOptions {
   /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ or https://auth.internal:13431/ */
@@ -90,7 +78,8 @@ const KINDS: Readonly<Record<number, AuthsvcErrorKind>> = {
   503: 'unavailable',
 };
 
-function isEnvelope(value: unknown): value is ResponseEnvelope & Record<string, unknown> {
+/** The reply's shape is checked here; its items are the server's word (the client does not re-validate them). */
+function isEnvelope(value: unknown): value is Record<string, unknown> & { reqid: unknown } {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
   return typeof v['success'] === 'boolean' && Array.isArray(v['messages']) && typeof v['response'] === 'object';
@@ -105,8 +94,9 @@ export function createClient(options: ClientOptions): AuthsvcClient {
   const transport = createTransport(url, options.ca);
 
   return {
-    async request(action, body, requestOptions) {
+    async request<K extends ActionName>(action: K, body: ActionInput<K>, requestOptions: RequestOptions) {
       const reqid = requestOptions.reqid ?? randomUUID();
+      precheck(action, body, requestOptions.clientIp, reqid);
       const sealed = sealJson(keyring, { request: action, body, reqid, client_ipaddr: requestOptions.clientIp });
       let response: RawReply;
       try {
@@ -145,7 +135,7 @@ export function createClient(options: ClientOptions): AuthsvcClient {
       if (response.status === 503) {
         throw new AuthsvcError('unavailable', `authsvc is unavailable: ${String(opened.value['failure_reason'])}`, 503);
       }
-      return opened.value;
+      return opened.value as unknown as ResponseEnvelope<K>;
     },
     close() {
       transport.close();

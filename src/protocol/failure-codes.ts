@@ -77,3 +77,79 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
  */
 export const COMMON_FAILURES = ['invalid_params', 'db_unavailable', 'busy'] as const satisfies readonly FailureCode[];
 export type CommonFailure = (typeof COMMON_FAILURES)[number];
+
+/**
+ * The `failure_reason` text the wire carries for each code (the server's catalogue, src/domain/errors.ts,
+ * answers with these; test/protocol checks they agree). Not for end users: it states the exact cause.
+ */
+export const FAILURE_REASONS = {
+  invalid_params: 'invalid request parameters',
+  db_unavailable: 'database unavailable',
+  busy: 'server busy: too many password hashes waiting',
+  session_not_found: 'session does not exist or expired',
+  user_not_found: 'user does not exist',
+  no_sessions: 'no sessions matched',
+  extra_info_too_large: 'the merged dict would exceed its size or depth bounds',
+  edit_conflict: 'concurrent edits kept changing the record; nothing was written',
+  insecure_password: 'password is insecure or invalid',
+  invalid_email: 'invalid email',
+  invalid_full_name: 'invalid full name',
+  user_exists: 'user exists',
+  system_id_taken: 'system_id is already in use',
+  wrong_credentials: "user does not exist or password doesn't match",
+  temporarily_locked: 'user is temporarily locked after too many failed logins',
+  user_inactive: 'user exists but is inactive',
+  session_user_mismatch: 'the session belongs to another user',
+  wrong_password: 'user password does not match',
+  password_unchanged: 'password did not change',
+  required_active_mismatch: 'user does not exist or is_active was not as required',
+  access_denied: 'action not permitted',
+  role_not_in_policy: 'role not in policy',
+  name_not_in_policy: 'item, action or visibility not in policy',
+  caller_not_valid: 'user initiating request is not valid',
+  target_users_not_valid: 'users specified as owner or shared-with not found',
+  over_limit: 'user is over limit',
+  caller_not_found: 'user attempting access not found',
+  system_account: "can't edit, lock or delete the system anonymous/locked accounts (2, 3)",
+  session_mismatch: 'session does not belong to the initiating user',
+  role_mismatch: "user_role is not the initiating user's stored role",
+  not_superuser: "user role is not 'superuser', required for this action",
+  edit_not_permitted: 'the initiating user may not edit these items of this user',
+  protected_account: "the role and activity of account 1 and of one's own account can't be edited",
+  locked_via_user_lock: 'locking, unlocking and the role or activity of a locked account go through user-lock',
+  role_change_not_valid: 'role change requested is not valid',
+  self_lock: "can't toggle a lock state on self",
+  email_taken: 'email already in use by another user',
+  forbidden_update_keys: 'update_dict holds items that may not be edited',
+  cannot_delete_superuser: "can't delete superusers",
+  email_ineligible: 'the account is not eligible for this email',
+  email_window: 'forgot-pass email sent less than 24 hours ago',
+  email_link_refused: 'server_baseurl and the URL fragment do not make a safe http(s) link',
+  email_header_refused: 'a header item (server name, address, sender) is not safe',
+  smtp_insecure_auth: 'the mail server offers no STARTTLS; credentials are not sent unencrypted to a remote server',
+  smtp_unreachable: 'mail server unreachable',
+  smtp_timeout: 'mail server timed out',
+  smtp_tls: 'TLS with the mail server failed',
+  smtp_auth: 'mail server authentication failed',
+  smtp_rejected: 'mail server refused the message or the recipient',
+  smtp_failed: 'mail could not be sent',
+  apikey_issue_denied: 'user not allowed to issue API key',
+  apikey_access_denied: 'originating user is not allowed to operate on this API key',
+  apikey_session_invalid: 'invalid session for user requesting API key issuance',
+  apikey_malformed: 'the API key dict is malformed: it must hold exactly the fields issued, with their types',
+  apikey_invalid: 'key validation failed, provided key does not match stored key or has expired',
+  apikey_owner_mismatch: "the request's user_id and user_role are not the key's uid and rol",
+  refresh_token_invalid: 'provided API key has no valid refresh token',
+  refresh_token_rotated: 'the refresh token was exchanged moments ago by another request; nothing was changed',
+} as const satisfies Record<FailureCode, string>;
+
+export type FailureReason<C extends FailureCode = FailureCode> = (typeof FAILURE_REASONS)[C];
+
+const CODE_OF_REASON: ReadonlyMap<string, FailureCode> = new Map(
+  (Object.keys(FAILURE_REASONS) as FailureCode[]).map((code) => [FAILURE_REASONS[code], code]),
+);
+
+/** The failure code a `failure_reason` text stands for (each text is one code's); null for an unknown text. */
+export function failureCodeOf(reason: string): FailureCode | null {
+  return CODE_OF_REASON.get(reason) ?? null;
+}

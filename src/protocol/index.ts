@@ -13,7 +13,7 @@ export * from './rate-class.js';
 export { normaliseEmail } from './email-address.js';
 export type { ActionSpec } from './action-spec.js';
 export { actionSpecs, actionNames, isActionName } from './actions/index.js';
-export type { ActionName, ActionInput, ActionOutput, ActionFailure } from './actions/index.js';
+export type { ActionName, ActionInput, ActionOutput, ActionSuccess, ActionFailure } from './actions/index.js';
 export { MATCH_FIELDS, MAX_PAGE_BYTES, USER_PAGE_SIZE } from './actions/lookup.js';
 export type { MatchField } from './actions/lookup.js';
 export { UserInfo } from './user-info.js';

@@ -1,4 +1,5 @@
-import type { ActionName, ActionOutput } from './actions/index.js';
+import type { ActionFailure, ActionName, ActionOutput, ActionSuccess } from './actions/index.js';
+import type { FailureCode, FailureReason } from './failure-codes.js';
 
 export type RequestId = string | number;
 
@@ -19,26 +20,33 @@ export interface Problem {
 }
 
 /** The items of `response` on failure: the action's items plus the reason (and problems, for validation). */
-export interface FailureItems {
-  readonly failure_reason: string;
+export interface FailureItems<C extends FailureCode = FailureCode> {
+  readonly failure_reason: FailureReason<C>;
   readonly problems?: readonly Problem[];
 }
 
+/** A reply with `success: true`: the items the declaration fills on success are typed non-null. */
+export interface SuccessReply<K extends ActionName = ActionName> {
+  readonly success: true;
+  readonly response: ActionSuccess<K>;
+  readonly messages: readonly string[];
+  readonly reqid: RequestId;
+}
+
+/**
+ * A reply with `success: false`. `failure_reason` is the text of one of the action's failure codes
+ * (`failureCodeOf` gives the code back); the action's items may be missing or null.
+ */
+export interface FailureReply<K extends ActionName = ActionName> {
+  readonly success: false;
+  readonly response: Partial<ActionOutput<K>> & FailureItems<ActionFailure<K>>;
+  readonly messages: readonly string[];
+  readonly reqid: RequestId;
+  readonly failure_reason: FailureReason<ActionFailure<K>>;
+}
+
 /** The decrypted response. `failure_reason` is present (here and in `response`) exactly when `success` is false. */
-export type ResponseEnvelope<K extends ActionName = ActionName> =
-  | {
-      readonly success: true;
-      readonly response: ActionOutput<K>;
-      readonly messages: readonly string[];
-      readonly reqid: RequestId;
-    }
-  | {
-      readonly success: false;
-      readonly response: Partial<ActionOutput<K>> & FailureItems;
-      readonly messages: readonly string[];
-      readonly reqid: RequestId;
-      readonly failure_reason: string;
-    };
+export type ResponseEnvelope<K extends ActionName = ActionName> = SuccessReply<K> | FailureReply<K>;
 
 /** Bounds of the envelope itself. */
 export const REQID_MAX_LENGTH = 256;

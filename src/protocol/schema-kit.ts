@@ -11,7 +11,7 @@
  *   `prototype` key, every string `text`.
  */
 import { Type } from '@sinclair/typebox';
-import type { SchemaOptions, TSchema, TString, TInteger, TUnsafe } from '@sinclair/typebox';
+import type { SchemaOptions, TNull, TSchema, TString, TInteger, TUnion, TUnsafe } from '@sinclair/typebox';
 
 export const MAX_ID = 2_147_483_647;
 export const MAX_DICT_DEPTH = 16;
@@ -60,6 +60,20 @@ export function JsonDict(options: SchemaOptions = {}): TUnsafe<JsonObject> {
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
+}
+
+/** A response item that is null only when the action failed (the keyword carries that to the types). */
+export interface TNullOnFailure<T extends TSchema> extends TUnion<[T, TNull]> {
+  readonly 'x-null-on-failure': true;
+}
+
+/**
+ * A response item the server always fills on success and may leave null on failure. The client's
+ * success type drops the null (`ActionSuccess`), so frontends need no `!` after `if (reply.success)`;
+ * the JSON Schema export types it non-null in the success response.
+ */
+export function NullOnFailure<T extends TSchema>(schema: T): TNullOnFailure<T> {
+  return Type.Union([schema, Type.Null()], { 'x-null-on-failure': true }) as TNullOnFailure<T>;
 }
 
 /** Datetimes leave the server as ISO 8601 UTC with microseconds and an offset. */

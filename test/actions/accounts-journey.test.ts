@@ -30,7 +30,7 @@ forEachDatabase((db) => {
         extra_info_json: {},
       });
       assert.ok(reply.success);
-      return String(reply.response.session_token);
+      return reply.response.session_token;
     }
     /** Logs in through a fresh anonymous session, then opens the user's session, as a frontend does. */
     async function logIn(
@@ -39,8 +39,8 @@ forEachDatabase((db) => {
     ): Promise<{ userId: number; role: string; token: string } | null> {
       const reply = await server.call('user-login', { session_token: await session(null), email, password });
       if (!reply.success) return null;
-      const userId = Number(reply.response.user_id);
-      return { userId, role: String(reply.response.user_role), token: await session(userId) };
+      const userId = reply.response.user_id;
+      return { userId, role: reply.response.user_role, token: await session(userId) };
     }
 
     it('lives through every state', async () => {
@@ -51,7 +51,7 @@ forEachDatabase((db) => {
       });
       assert.equal(signup.success, true);
       assert.equal(signup.response.send_verification, true);
-      const userId = Number(signup.response.user_id);
+      const userId = signup.response.user_id;
       assert.equal(await logIn('ada@example.org', FIRST), null, 'unverified: no login');
 
       const verified = await server.call('user-set-emailverified', { email: 'ada@example.org' });

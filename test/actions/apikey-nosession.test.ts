@@ -47,7 +47,7 @@ forEachDatabase((db) => {
   async function keyOf(overrides: Dict = {}): Promise<{ dict: Dict; refresh: string }> {
     const reply = await issue(overrides);
     assert.ok(reply.success, JSON.stringify(reply));
-    return { dict: JSON.parse(String(reply.response.apikey)) as Dict, refresh: String(reply.response.refresh_token) };
+    return { dict: JSON.parse(reply.response.apikey) as Dict, refresh: reply.response.refresh_token };
   }
   const use =
     (action: 'apikey-verify-nosession' | 'apikey-revoke-nosession' | 'apikey-revokeall-nosession') =>
@@ -71,7 +71,7 @@ forEachDatabase((db) => {
       const now = server.clock.now();
       const reply = await issue({ not_valid_before: 10, refresh_nbf: 0.25 });
       assert.ok(reply.success, JSON.stringify(reply));
-      const dict = JSON.parse(String(reply.response.apikey)) as Dict;
+      const dict = JSON.parse(reply.response.apikey) as Dict;
       assert.deepEqual(Object.keys(dict), [
         'iss',
         'ver',
@@ -92,7 +92,7 @@ forEachDatabase((db) => {
       assert.equal(dict['exp'], iso(now + 3_600_000));
       assert.equal(reply.response.expires, iso(now + 3_600_000));
       assert.equal(reply.response.refresh_token_expires, iso(now + 86_400_000));
-      const refresh = String(reply.response.refresh_token);
+      const refresh = reply.response.refresh_token;
       assert.match(refresh, /^[A-Za-z0-9_-]{43}$/);
       assert.deepEqual(reply.messages, [`API key generated successfully, expires: ${iso(now + 3_600_000)}.`]);
       const stored = JSON.stringify([

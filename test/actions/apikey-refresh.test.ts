@@ -54,7 +54,7 @@ forEachDatabase((db) => {
       ...overrides,
     });
     assert.ok(reply.success, JSON.stringify(reply));
-    return { dict: JSON.parse(String(reply.response.apikey)) as Dict, refresh: String(reply.response.refresh_token) };
+    return { dict: JSON.parse(reply.response.apikey) as Dict, refresh: reply.response.refresh_token };
   }
 
   const refresh = (key: Key, overrides: Dict = {}) =>
@@ -74,7 +74,7 @@ forEachDatabase((db) => {
   async function refreshed(key: Key): Promise<Key> {
     const reply = await refresh(key);
     assert.ok(reply.success, JSON.stringify(reply));
-    return { dict: JSON.parse(String(reply.response.apikey)) as Dict, refresh: String(reply.response.refresh_token) };
+    return { dict: JSON.parse(reply.response.apikey) as Dict, refresh: reply.response.refresh_token };
   }
 
   const verifies = async (key: Key): Promise<boolean> =>
@@ -111,7 +111,7 @@ forEachDatabase((db) => {
       const now = server.clock.now();
       const reply = await refresh(old);
       assert.ok(reply.success, JSON.stringify(reply));
-      const dict = JSON.parse(String(reply.response.apikey)) as Dict;
+      const dict = JSON.parse(reply.response.apikey) as Dict;
       assert.deepEqual(
         { ...dict, tkn: null },
         {

@@ -52,7 +52,7 @@ forEachDatabase((db) => {
         session_token: session,
       });
       assert.ok(reply.success, JSON.stringify(reply));
-      tied.push(JSON.parse(String(reply.response.apikey)) as Dict);
+      tied.push(JSON.parse(reply.response.apikey) as Dict);
     }
     const free = await server.call('apikey-new-nosession', {
       issuer: 'f',
@@ -73,7 +73,7 @@ forEachDatabase((db) => {
       email,
       sessions,
       tied: tied as unknown as [Dict, Dict],
-      free: JSON.parse(String(free.response.apikey)) as Dict,
+      free: JSON.parse(free.response.apikey) as Dict,
     };
   }
 

@@ -50,7 +50,7 @@ forEachDatabase((db) => {
   async function keyOf(session: string, overrides: Dict = {}): Promise<Dict> {
     const reply = await issue(session, overrides);
     assert.ok(reply.success, JSON.stringify(reply));
-    return JSON.parse(String(reply.response.apikey)) as Dict;
+    return JSON.parse(reply.response.apikey) as Dict;
   }
 
   const verify = (dict: Dict, userId = 4, role = 'authenticated') =>
@@ -74,7 +74,7 @@ forEachDatabase((db) => {
       const now = server.clock.now();
       const reply = await issue(session, { not_valid_before: 1.5 });
       assert.ok(reply.success, JSON.stringify(reply));
-      const text = String(reply.response.apikey);
+      const text = reply.response.apikey;
       const dict = JSON.parse(text) as Dict;
       assert.deepEqual(Object.keys(dict), [
         'iss',

@@ -91,7 +91,7 @@ forEachDatabase((db) => {
         email_address: 'jane@example.org',
         emailverify_sent_datetime: formatDateTime(now),
       });
-      assert.deepEqual(await sentTimes(server, Number(created.user_id)), { verify: now, forgot: null });
+      assert.deepEqual(await sentTimes(server, created.user_id), { verify: now, forgot: null });
 
       const [mail] = sentTo(sink, 'jane@example.org');
       assert.ok(mail, 'one mail arrived');
@@ -115,7 +115,7 @@ forEachDatabase((db) => {
     it('refuses alike, recording and sending nothing', async () => {
       const created = await signUp('ines@example.org');
       const verified = await signUp('vera@example.org');
-      await markVerified(server, Number(verified.user_id));
+      await markVerified(server, verified.user_id);
       const session = await openSession(server);
       const base = { created_info: created, account_verify_url: '/verify' };
       const cases: Array<[FailureCode, Record<string, unknown>]> = [
@@ -146,12 +146,12 @@ forEachDatabase((db) => {
         ['email_header_refused', { ...common('ines@example.org\nBcc: v@example.org', session), ...base }],
       ];
       const connections = sink.connections();
-      const marks = await sentTimes(server, Number(created.user_id));
+      const marks = await sentTimes(server, created.user_id);
       for (const [reason, body] of cases) {
         assertRefused(await server.call('user-sendemail-signup', body), reason);
       }
       assert.equal(sink.connections(), connections, 'no mail server was contacted');
-      assert.deepEqual(await sentTimes(server, Number(created.user_id)), marks);
+      assert.deepEqual(await sentTimes(server, created.user_id), marks);
     });
   });
 
@@ -161,7 +161,7 @@ forEachDatabase((db) => {
 
     it('sends to an active, verified account at most once per 24 hours', async () => {
       const created = await signUp('fred@example.org');
-      const userId = Number(created.user_id);
+      const userId = created.user_id;
       await markVerified(server, userId);
       const session = await openSession(server);
 
@@ -191,7 +191,7 @@ forEachDatabase((db) => {
 
     it('sends one mail when two requests come at once', async () => {
       const created = await signUp('twice@example.org');
-      await markVerified(server, Number(created.user_id));
+      await markVerified(server, created.user_id);
       const session = await openSession(server);
       const replies = await Promise.all([forgot('twice@example.org', session), forgot('twice@example.org', session)]);
       assert.deepEqual(replies.map((r) => r.success).sort(), [false, true]);
@@ -200,7 +200,7 @@ forEachDatabase((db) => {
 
     it('may send again at once after a successful password reset', async () => {
       const created = await signUp('reset@example.org');
-      const userId = Number(created.user_id);
+      const userId = created.user_id;
       await markVerified(server, userId);
       const session = await openSession(server);
       assert.equal((await forgot('reset@example.org', session)).success, true);
@@ -221,13 +221,13 @@ forEachDatabase((db) => {
       assertRefused(await forgot('unverified@example.org', session), 'email_ineligible');
       assertRefused(await forgot('ghost@example.org', session), 'email_ineligible');
       assertRefused(await forgot('admin@example.org', 'y'.repeat(43)), 'session_not_found');
-      assert.equal((await sentTimes(server, Number(created.user_id))).forgot, null);
+      assert.equal((await sentTimes(server, created.user_id)).forgot, null);
       assert.equal(sentTo(sink, 'unverified@example.org').length, 0);
     });
 
     it('records nothing when the mail server refuses the recipient', async () => {
       const created = await signUp('refused@example.org');
-      const userId = Number(created.user_id);
+      const userId = created.user_id;
       await markVerified(server, userId);
       const session = await openSession(server);
       assertRefused(await forgot('refused@example.org', session), 'smtp_rejected');

@@ -27,10 +27,10 @@ forEachDatabase((db) => {
       assert.deepEqual(reply.messages, CREATED);
       const { user_email, user_id, system_id, send_verification } = reply.response;
       assert.equal(user_email, 'jane.doe@example.org');
-      assert.ok(Number(user_id) >= 4);
-      assert.match(String(system_id), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.ok(user_id >= 4);
+      assert.match(system_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.equal(send_verification, true);
-      const row = await storedUser(server, Number(user_id));
+      const row = await storedUser(server, user_id);
       assert.equal(row['user_role'], 'locked');
       assert.equal(Boolean(row['is_active']), false);
       assert.equal(Boolean(row['email_verified']), false);
@@ -51,7 +51,7 @@ forEachDatabase((db) => {
       });
       assert.equal(reply.success, true);
       assert.equal(reply.response.system_id, 'ext-4711');
-      const row = await storedUser(server, Number(reply.response.user_id));
+      const row = await storedUser(server, reply.response.user_id);
       assert.equal(row['full_name'], "Seán O'Brien <3");
       const again = await signUp({ email: 'other@example.org', system_id: 'ext-4711' });
       assert.equal(!again.success && again.failure_reason, 'system_id is already in use');

@@ -25,7 +25,7 @@ export async function signUp(
 ): Promise<number> {
   const reply = await server.call('user-new', { email, password, full_name: fullName });
   assert.equal(reply.success, true, JSON.stringify(reply));
-  return Number(reply.response.user_id);
+  return reply.response.user_id;
 }
 
 /** Marks an account verified and active, as user-set-emailverified does. */
@@ -57,7 +57,7 @@ export async function openSession(server: TestServer, userId: number | null = nu
     extra_info_json: {},
   });
   assert.ok(reply.success, JSON.stringify(reply));
-  return String(reply.response.session_token);
+  return reply.response.session_token;
 }
 
 /** The user's row as stored (the lock-out columns included). */

@@ -33,7 +33,7 @@ before(async () => {
     extra_info_json: { a: 1 },
   });
   assert.ok(opened.success);
-  token = String(opened.response.session_token);
+  token = opened.response.session_token;
   digest = await server.digest();
 });
 

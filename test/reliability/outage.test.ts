@@ -34,7 +34,7 @@ forEachDatabase(
         extra_info_json: {},
       });
       assert.ok(opened.success);
-      token = String(opened.response.session_token);
+      token = opened.response.session_token;
     });
     after(async () => {
       proxy.restore();

@@ -117,7 +117,7 @@ describe('SQLite storage', () => {
     try {
       assert.equal(await second.digest(), before);
       assert.equal(second.app.credentialsFile, null);
-      const session = await second.call('session-exists', { session_token: String(opened.response.session_token) });
+      const session = await second.call('session-exists', { session_token: opened.response.session_token });
       assert.equal(session.success, true);
     } finally {
       await second.close();

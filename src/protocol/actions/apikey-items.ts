@@ -4,7 +4,7 @@
  * handlers, before expiry), strings by their column sizes.
  */
 import { Type } from '@sinclair/typebox';
-import { DateTimeOut, Id, IpAddress, JsonDict, LIMITS, MAX_ID, Nullable, Text } from '../schema-kit.js';
+import { DateTimeOut, Id, IpAddress, JsonDict, LIMITS, MAX_ID, NullOnFailure, Text } from '../schema-kit.js';
 
 export const YEAR_SECONDS = 365 * 86_400;
 /** The longest string in the key dict's `iss`, `aud` and each `sub` entry (their column size). */
@@ -38,12 +38,14 @@ export const ApiKeyDict = JsonDict({
 export const RefreshToken = Text(LIMITS.token, { description: 'the refresh token issued with the key' });
 
 export const IssuedKey = {
-  apikey: Nullable(Type.String({ description: 'the key dict as a JSON string' })),
-  expires: Nullable(DateTimeOut({ description: 'when the key expires' })),
+  apikey: NullOnFailure(Type.String({ description: 'the key dict as a JSON string' })),
+  expires: NullOnFailure(DateTimeOut({ description: 'when the key expires' })),
 };
 
 export const IssuedNoSessionKey = Type.Object({
   ...IssuedKey,
-  refresh_token: Nullable(Type.String({ description: 'the refresh token (43 characters); only its hash is kept' })),
-  refresh_token_expires: Nullable(DateTimeOut({ description: 'when the refresh token expires' })),
+  refresh_token: NullOnFailure(
+    Type.String({ description: 'the refresh token (43 characters); only its hash is kept' }),
+  ),
+  refresh_token_expires: NullOnFailure(DateTimeOut({ description: 'when the refresh token expires' })),
 });

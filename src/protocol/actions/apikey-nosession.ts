@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../schema-kit.js';
+import { NullOnFailure } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { APIKEY_RATE } from '../rate-class.js';
 import {
@@ -73,8 +73,8 @@ export const apikeyNosessionActions = {
     failures: ['apikey_malformed', 'apikey_access_denied', 'caller_not_valid', 'apikey_invalid'],
     input: KeyRequest,
     output: Type.Object({
-      deleted_keys: Nullable(Type.Integer({ description: 'how many keys were revoked' })),
-      revoked_keys: Nullable(Type.Integer({ description: "the same number, under the reference's name" })),
+      deleted_keys: NullOnFailure(Type.Integer({ description: 'how many keys were revoked' })),
+      revoked_keys: NullOnFailure(Type.Integer({ description: "the same number, under the reference's name" })),
     }),
   },
   'apikey-refresh-nosession': {

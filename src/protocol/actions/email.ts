@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTimeOut, Id, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { DateTimeOut, Id, LIMITS, Nullable, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { USER_EMAIL_RATE } from '../rate-class.js';
 
@@ -43,8 +43,8 @@ const fragment = (what: string) =>
 
 /** What both answer: on a refusal every item is null. */
 const sent = {
-  user_id: Nullable(Type.Integer()),
-  email_address: Nullable(Type.String({ description: 'the address as stored' })),
+  user_id: NullOnFailure(Type.Integer()),
+  email_address: NullOnFailure(Type.String({ description: 'the address as stored' })),
 };
 
 export const emailActions = {
@@ -67,7 +67,7 @@ export const emailActions = {
       ),
       account_verify_url: fragment('account verification'),
     }),
-    output: Type.Object({ ...sent, emailverify_sent_datetime: Nullable(DateTimeOut()) }),
+    output: Type.Object({ ...sent, emailverify_sent_datetime: NullOnFailure(DateTimeOut()) }),
   },
   'user-sendemail-forgotpass': {
     summary:
@@ -78,6 +78,6 @@ export const emailActions = {
     rate: USER_EMAIL_RATE,
     failures: [...REFUSALS, 'email_window'],
     input: Type.Object({ ...common, password_forgot_url: fragment('forgot-password') }),
-    output: Type.Object({ ...sent, emailforgotpass_sent_datetime: Nullable(DateTimeOut()) }),
+    output: Type.Object({ ...sent, emailforgotpass_sent_datetime: NullOnFailure(DateTimeOut()) }),
   },
 } as const satisfies Record<string, ActionSpec>;

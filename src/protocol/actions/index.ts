@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import type { CommonFailure } from '../failure-codes.js';
 import { accessActions } from './access.js';
 import { loginActions } from './login.js';
@@ -37,6 +37,17 @@ export const actionSpecs = {
 export type ActionName = keyof typeof actionSpecs;
 export type ActionInput<K extends ActionName> = Static<(typeof actionSpecs)[K]['input']>;
 export type ActionOutput<K extends ActionName> = Static<(typeof actionSpecs)[K]['output']>;
+/** The items of an output schema declared with NullOnFailure: never null on success. */
+type NullOnFailureKeys<O extends TObject> = {
+  [P in keyof O['properties']]: O['properties'][P] extends { readonly 'x-null-on-failure': true } ? P : never;
+}[keyof O['properties']];
+
+/** The items of `response` when the action succeeded: what the declaration says is filled, is non-null. */
+export type ActionSuccess<K extends ActionName> = {
+  [P in keyof ActionOutput<K>]: P extends NullOnFailureKeys<(typeof actionSpecs)[K]['output']>
+    ? NonNullable<ActionOutput<K>[P]>
+    : ActionOutput<K>[P];
+};
 /** The failure codes an action may answer with: its declared ones and the common ones. */
 export type ActionFailure<K extends ActionName> = (typeof actionSpecs)[K]['failures'][number] | CommonFailure;
 

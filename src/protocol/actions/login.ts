@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { Id, LIMITS, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { Password } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
@@ -7,8 +7,8 @@ import { USER_RATE } from '../rate-class.js';
 const SessionToken = Text(LIMITS.token, { description: 'the session token' });
 const Email = Text(LIMITS.email, { description: "the user's email (compared case-insensitively)" });
 const Verified = Type.Object({
-  user_id: Nullable(Type.Integer({ description: 'null when the check failed' })),
-  user_role: Nullable(Type.String()),
+  user_id: NullOnFailure(Type.Integer({ description: 'null when the check failed' })),
+  user_role: NullOnFailure(Type.String()),
 });
 
 export const loginActions = {
@@ -32,7 +32,7 @@ export const loginActions = {
     rate: USER_RATE,
     failures: ['session_not_found', 'session_user_mismatch'],
     input: Type.Object({ session_token: SessionToken, user_id: Id() }),
-    output: Type.Object({ user_id: Nullable(Type.Integer()) }),
+    output: Type.Object({ user_id: NullOnFailure(Type.Integer()) }),
   },
   'user-passcheck': {
     summary: "Checks the password of the session's user (the session is kept); failures count towards the lock.",

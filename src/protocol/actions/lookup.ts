@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, JsonDict, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { Id, JsonDict, LIMITS, Nullable, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { USER_RATE } from '../rate-class.js';
 import { UserInfo } from '../user-info.js';
@@ -34,7 +34,7 @@ const HasMore = Type.Boolean({
   description: `true when more users follow this page (at most ${USER_PAGE_SIZE} users and 4 MiB per page)`,
 });
 
-const UserInfoList = Nullable(Type.Array(UserInfo));
+const UserInfoList = NullOnFailure(Type.Array(UserInfo));
 
 export const lookupActions = {
   'user-list': {
@@ -56,7 +56,7 @@ export const lookupActions = {
     rate: USER_RATE,
     failures: ['user_not_found'],
     input: Type.Object({ email: Text(LIMITS.email, { description: 'the email to look up' }) }),
-    output: Type.Object({ user_info: Nullable(UserInfo) }),
+    output: Type.Object({ user_info: NullOnFailure(UserInfo) }),
   },
   'user-lookup-match': {
     summary:

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { Id, LIMITS, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { Password } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
@@ -7,7 +7,7 @@ import { USER_RATE } from '../rate-class.js';
 const SessionToken = Text(LIMITS.token, { description: 'the session token' });
 const Email = Text(LIMITS.email, { description: "the user's email" });
 const FullName = Text(LIMITS.fullName, { description: "the user's full name (the new password must not resemble it)" });
-const Changed = Type.Object({ user_id: Nullable(Type.Integer()), email: Nullable(Type.String()) });
+const Changed = Type.Object({ user_id: NullOnFailure(Type.Integer()), email: NullOnFailure(Type.String()) });
 
 export const passwordActions = {
   'user-validatepass': {

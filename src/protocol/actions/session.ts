@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTimeOut, Id, IpAddress, JsonDict, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { DateTimeOut, Id, IpAddress, JsonDict, LIMITS, Nullable, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { INTERNAL_RATE, SESSION_RATE } from '../rate-class.js';
 
@@ -51,8 +51,8 @@ export const sessionActions = {
       extra_info_json: Nullable(JsonDict({ description: 'arbitrary session information' })),
     }),
     output: Type.Object({
-      session_token: Nullable(Type.String()),
-      expires: Nullable(DateTimeOut()),
+      session_token: NullOnFailure(Type.String()),
+      expires: NullOnFailure(DateTimeOut()),
     }),
   },
   'session-exists': {
@@ -61,7 +61,7 @@ export const sessionActions = {
     rate: SESSION_RATE,
     failures: ['session_not_found'],
     input: Type.Object({ session_token: SessionToken }),
-    output: Type.Object({ session_info: Nullable(SessionInfo) }),
+    output: Type.Object({ session_info: NullOnFailure(SessionInfo) }),
   },
   'session-delete': {
     summary: 'Deletes one session.',
@@ -94,6 +94,6 @@ export const sessionActions = {
       target_session_token: SessionToken,
       update_dict: JsonDict({ minProperties: 1 }),
     }),
-    output: Type.Object({ session_info: Nullable(SessionRecord) }),
+    output: Type.Object({ session_info: NullOnFailure(SessionRecord) }),
   },
 } as const satisfies Record<string, ActionSpec>;

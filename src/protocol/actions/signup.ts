@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { JsonDict, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { JsonDict, LIMITS, Nullable, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { Password } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
@@ -37,9 +37,9 @@ export const signupActions = {
       ),
     }),
     output: Type.Object({
-      user_email: Nullable(Type.String()),
-      user_id: Nullable(Type.Integer()),
-      system_id: Nullable(Type.String()),
+      user_email: NullOnFailure(Type.String()),
+      user_id: NullOnFailure(Type.Integer()),
+      system_id: NullOnFailure(Type.String()),
       send_verification: Type.Boolean({ description: 'true when the frontend should send a verification email' }),
     }),
   },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { Id, LIMITS, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { USER_RATE } from '../rate-class.js';
 
@@ -19,6 +19,6 @@ export const userDeleteActions = {
         Text(LIMITS.token, { description: 'a superuser’s session: then the password may be omitted (extension)' }),
       ),
     }),
-    output: Type.Object({ user_id: Nullable(Type.Integer()), email: Nullable(Type.String()) }),
+    output: Type.Object({ user_id: NullOnFailure(Type.Integer()), email: NullOnFailure(Type.String()) }),
   },
 } as const satisfies Record<string, ActionSpec>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, JsonDict, Nullable } from '../schema-kit.js';
+import { Id, JsonDict, NullOnFailure } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { Initiator } from '../items.js';
 import { INTERNAL_RATE, USER_RATE } from '../rate-class.js';
@@ -37,7 +37,7 @@ export const userEditActions = {
         description: 'full_name, email; for superusers also is_active, user_role',
       }),
     }),
-    output: Type.Object({ user_info: Nullable(UserInfo) }),
+    output: Type.Object({ user_info: NullOnFailure(UserInfo) }),
   },
   'internal-user-edit': {
     summary:
@@ -59,6 +59,6 @@ export const userEditActions = {
       target_userid: Id({ description: 'the user to edit' }),
       update_dict: JsonDict({ minProperties: 1 }),
     }),
-    output: Type.Object({ user_info: Nullable(UserInfo) }),
+    output: Type.Object({ user_info: NullOnFailure(UserInfo) }),
   },
 } as const satisfies Record<string, ActionSpec>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable } from '../schema-kit.js';
+import { Id, NullOnFailure } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { Initiator } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
@@ -33,8 +33,8 @@ export const userLockActions = {
       }),
     }),
     output: Type.Object({
-      user_info: Nullable(UserInfo),
-      locked: Nullable(Type.Boolean({ description: 'whether the account is now locked by a superuser' })),
+      user_info: NullOnFailure(UserInfo),
+      locked: NullOnFailure(Type.Boolean({ description: 'whether the account is now locked by a superuser' })),
     }),
   },
 } as const satisfies Record<string, ActionSpec>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTimeOut, LIMITS, Nullable, Text } from '../schema-kit.js';
+import { DateTimeOut, LIMITS, Nullable, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { USER_EMAIL_RATE, USER_RATE } from '../rate-class.js';
 
@@ -15,9 +15,9 @@ export const verificationActions = {
     failures: ['user_not_found'],
     input: Type.Object({ email: Email('the verified email') }),
     output: Type.Object({
-      user_id: Nullable(Type.Integer()),
-      user_role: Nullable(Type.String()),
-      is_active: Nullable(Type.Boolean()),
+      user_id: NullOnFailure(Type.Integer()),
+      user_role: NullOnFailure(Type.String()),
+      is_active: NullOnFailure(Type.Boolean()),
       emailverify_sent_datetime: Nullable(DateTimeOut()),
     }),
   },
@@ -35,10 +35,10 @@ export const verificationActions = {
       }),
     }),
     output: Type.Object({
-      user_id: Nullable(Type.Integer()),
-      email: Nullable(Type.String()),
-      user_role: Nullable(Type.String()),
-      is_active: Nullable(Type.Boolean()),
+      user_id: NullOnFailure(Type.Integer()),
+      email: NullOnFailure(Type.String()),
+      user_role: NullOnFailure(Type.String()),
+      is_active: NullOnFailure(Type.Boolean()),
       emailverify_sent_datetime: Nullable(DateTimeOut()),
       emailforgotpass_sent_datetime: Nullable(DateTimeOut()),
     }),

@@ -3,7 +3,7 @@
  * the examples true.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
@@ -16,7 +16,10 @@ import { formatProblem } from '../../../src/policy/authoring/problems.js';
 const EXAMPLES = join(PKG_DIR, 'examples');
 
 describe('examples/', () => {
-  const examples = readdirSync(EXAMPLES, { withFileTypes: true }).filter((e) => e.isDirectory());
+  // The policy examples; examples/ also holds client examples (examples/python/), which have no policy.
+  const examples = readdirSync(EXAMPLES, { withFileTypes: true }).filter(
+    (e) => e.isDirectory() && existsSync(join(EXAMPLES, e.name, 'policy.json')),
+  );
   it('has the document-sharing example', () => {
     assert.ok(examples.some((e) => e.name === 'document-sharing'));
   });

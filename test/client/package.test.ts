@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PKG_DIR } from '../../src/package-dir.js';
+import { startTestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+const CLIENT_DIR = join(PKG_DIR, 'src', 'client');
+const require = createRequire(import.meta.url);
+const run = promisify(execFile);
+
+function npm(args: readonly string[], cwd: string): string {
+  return execFileSync('npm', ['--no-audit', '--no-fund', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
+}
+
+/** `npm pack` into `dir`; returns the tarball's path. */
+function pack(from: string, dir: string, ...flags: string[]): string {
+  const before = new Set(readdirSync(dir));
+  npm(['pack', '--pack-destination', dir, ...flags], from);
+  const made = readdirSync(dir).find((f) => f.endsWith('.tgz') && !before.has(f));
+  assert.ok(made, `npm pack in ${from} wrote no tarball`);
+  return join(dir, made);
+}
+
+let work: string;
+let tarball: string;
+let server: TestServer;
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'authsvc-client-pack-'));
+  tarball = pack(CLIENT_DIR, work);
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('@authsvc/client, packed from src/client', () => {
+  it('holds the built client and protocol only, and leaves no build behind', () => {
+    const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
+    for (const file of files) {
+      assert.match(file, /^package\/(package\.json|README\.md|dist\/(client|protocol)\/[\w/.-]+\.(js|d\.ts))$/, file);
+    }
+    assert.ok(files.includes('package/dist/client/index.js') && files.includes('package/dist/client/index.d.ts'));
+    assert.equal(existsSync(join(CLIENT_DIR, 'dist')), false, 'postpack removes src/client/dist');
+  });
+
+  it('depends on @sinclair/typebox alone, and its code imports nothing else but node: modules', () => {
+    const manifest = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies: Record<string, string>;
+    };
+    assert.equal(manifest.name, '@authsvc/client');
+    assert.deepEqual(Object.keys(manifest.dependencies), ['@sinclair/typebox']);
+    const unpacked = join(work, 'unpacked');
+    execFileSync('mkdir', ['-p', unpacked]);
+    execFileSync('tar', ['xzf', tarball, '-C', unpacked]);
+    const code = execFileSync('grep', ['-rhoE', `from '[^']+'`, join(unpacked, 'package', 'dist')], {
+      encoding: 'utf8',
+    });
+    for (const spec of new Set(code.match(/'[^']+'/g) ?? [])) {
+      assert.match(spec, /^'(\.{1,2}\/[\w/.-]+\.js|node:[a-z_/]+|@sinclair\/typebox(\/[\w-]+)?)'$/, spec);
+    }
+  });
+
+  it('installs alone in a fresh directory (no network), compiles strictly without `!` and talks to authsvc', async () => {
+    const app = join(work, 'frontend');
+    execFileSync('mkdir', ['-p', app]);
+    writeFileSync(join(app, 'package.json'), '{ "name": "frontend", "private": true, "type": "module" }\n');
+    // The one dependency comes from this checkout's node_modules, so the install needs no registry.
+    const typebox = pack(join(PKG_DIR, 'node_modules', '@sinclair', 'typebox'), work, '--ignore-scripts');
+    npm(['install', '--offline', tarball, typebox], app);
+    assert.deepEqual(readdirSync(join(app, 'node_modules')).sort(), ['.package-lock.json', '@authsvc', '@sinclair']);
+    writeFileSync(
+      join(app, 'app.ts'),
+      [
+        "import { createClient } from '@authsvc/client';",
+        'const [url, secret] = process.argv.slice(2) as [string, string];',
+        'const authsvc = createClient({ url, secret });',
+        'const reply = await authsvc.request(',
+        "  'session-new',",
+        "  { ip_address: '192.0.2.9', user_agent: 'ua', user_id: null, expires: 1, extra_info_json: {} },",
+        "  { clientIp: '192.0.2.9' },",
+        ');',
+        'authsvc.close();',
+        'if (reply.success) {',
+        '  const token: string = reply.response.session_token;',
+        '  console.log(token.length);',
+        '} else console.log(reply.failure_reason);',
+        '',
+      ].join('\n'),
+    );
+    const tsc = require.resolve('typescript/bin/tsc');
+    const compiled = spawnSync(
+      process.execPath,
+      [
+        tsc,
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--types',
+        'node',
+        '--typeRoots',
+        join(PKG_DIR, 'node_modules', '@types'),
+        '--outDir',
+        app,
+        join(app, 'app.ts'),
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
+    assert.equal(compiled.status, 0, compiled.stdout + compiled.stderr);
+    // Asynchronously: the server answering it runs in this process.
+    const ran = await run(process.execPath, [join(app, 'app.js'), server.url, server.secret], { encoding: 'utf8' });
+    assert.equal(ran.stdout.trim(), '43');
+  });
+});
