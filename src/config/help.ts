@@ -15,7 +15,8 @@ export function helpText(confvars: ConfVars): string {
     '  --autosetup         ask for the database, policy and admin account, write the secret, salt and .env',
     '                      into basedir, and exit (--force to run it over an existing setup)',
     '  --envfile=PATH      read NAME=value lines from this file (the real environment still wins)',
-    '  --confvars=PATH     use this configuration-variables file instead of the shipped one',
+    '  --confvars=PATH     add items to, or override items of, the shipped configuration-variables file',
+    '                      (an item the file lacks keeps its shipped definition)',
     '',
     'Items:',
   ];

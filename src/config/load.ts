@@ -141,6 +141,7 @@ export async function resolveConfig(inputs: Inputs): Promise<ConfigResult> {
   const retrieved = await retrieveAll(confvars.items, sources, {
     basedir,
     confvarsDir: confvars.dir,
+    ...(confvars.dirs === undefined ? {} : { itemDirs: confvars.dirs }),
     env: sources.env,
   });
   for (const [name, outcome] of retrieved)
