@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '../../src/client/index.js';
@@ -29,8 +29,8 @@ type Items = Record<string, Record<string, unknown>>;
 const readJson = (path: string): Items => JSON.parse(readFileSync(path, 'utf8')) as Items;
 
 /** Starts `npm start` of the copy, checks that a client is served, and stops it. */
-async function startAndUse(args: string[] = []): Promise<string> {
-  const server = await startAuthsvc(['--port=0', ...args], { cwd: root, entry: 'start.ts', pkgDir: pkg });
+async function startAndUse(args: string[] = [], env: Record<string, string> = {}): Promise<string> {
+  const server = await startAuthsvc(['--port=0', ...args], { cwd: root, entry: 'start.ts', pkgDir: pkg, env });
   try {
     const client = createClient({
       url: server.url,
@@ -53,6 +53,8 @@ describe('upgrades: npm start on a data folder made by an earlier release', () =
   it('sets up .authsvc/ with its copy of the configuration-variables file on the first start', async () => {
     const output = await startAndUse();
     assert.match(output, /First start: authsvc is set up/);
+    const workers = Math.min(4, availableParallelism());
+    assert.match(output, new RegExp(`^workers: ${workers} \\(min\\(4, \\d+ available CPUs\\)`, 'm'));
     assert.deepEqual(readJson(confvarsCopy), readJson(join(PKG_DIR, 'src', 'config', 'confvars.json')));
   });
 
@@ -87,6 +89,11 @@ describe('upgrades: npm start on a data folder made by an earlier release', () =
       await startAndUse();
     });
   }
+
+  it('keeps the workers item when one is given, and then says nothing about it', async () => {
+    const output = await startAndUse([], { AUTHSVC_WORKERS: '1' });
+    assert.doesNotMatch(output, /^workers: /m);
+  });
 
   it('still lets the copy override an item of the package (a changed default)', async () => {
     const items = readJson(confvarsCopy);
