@@ -186,7 +186,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     config,
     clock,
     random: options.random ?? randomSource,
-    log: createLogger(options.logStream ?? process.stdout),
+    log: createLogger(options.logStream ?? process.stdout, 'info', config.logFormat),
     startedAtMs: clock.now(),
   };
   const { log } = wiring;

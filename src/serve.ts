@@ -11,7 +11,8 @@ import { helpText } from './config/help.js';
 import { loadStartup } from './app.js';
 import { readInputs } from './config/inputs.js';
 import { rawValue } from './config/retrieve.js';
-import { askAnswers, describeSetup, runSetup } from './setup/autosetup.js';
+import { VERSION } from './config/version.js';
+import { alreadySetUp, askAnswers, describeSetup, runSetup } from './setup/autosetup.js';
 
 export interface Terminal {
   readonly stdin: Readable;
@@ -30,6 +31,10 @@ function refuse(terminal: Terminal, problems: readonly string[]): Outcome {
 export async function serve(argv: readonly string[], env: Environment, terminal: Terminal): Promise<Outcome> {
   const inputs = readInputs(argv, env);
   const { commandLine, confvars } = inputs;
+  if (commandLine.version) {
+    terminal.stdout.write(`authsvc ${VERSION}\n`);
+    return { exitCode: 0 };
+  }
   if (commandLine.help) {
     if (confvars === null) return refuse(terminal, inputs.problems);
     terminal.stdout.write(helpText(confvars));
@@ -39,6 +44,8 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
     if (inputs.problems.length > 0 || confvars === null) return refuse(terminal, inputs.problems);
     const basedirItem = confvars.items['basedir'];
     const basedir = String((basedirItem ? rawValue(basedirItem, inputs.sources).value : null) ?? '.');
+    const refusal = alreadySetUp(basedir, commandLine.force);
+    if (refusal !== null) return refuse(terminal, [refusal]); // before the questions, not after them
     const answers = await askAnswers(terminal.stdin, terminal.stdout);
     const setup = await runSetup(basedir, answers, { force: commandLine.force });
     if (!setup.ok) return refuse(terminal, setup.problems);

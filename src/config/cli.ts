@@ -1,9 +1,10 @@
 /**
  * The command line: `--name=value` or `--name value` for items, plus the flags that are not items
- * (`--help`, `--autosetup`, `--force`, `--envfile`, `--confvars`).
+ * (`--help`, `--version`, `--autosetup`, `--force`, `--envfile`, `--confvars`).
  */
 export interface CommandLine {
   readonly help: boolean;
+  readonly version: boolean;
   readonly autosetup: boolean;
   readonly force: boolean;
   readonly envfile: string | null;
@@ -13,7 +14,7 @@ export interface CommandLine {
   readonly problems: readonly string[];
 }
 
-const FLAGS = new Set(['help', 'autosetup', 'force']);
+const FLAGS = new Set(['help', 'version', 'autosetup', 'force']);
 const META = new Set(['envfile', 'confvars']);
 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
@@ -23,8 +24,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const problems: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '-h') {
-      flags.add('help');
+    if (arg === '-h' || arg === '-v') {
+      flags.add(arg === '-h' ? 'help' : 'version');
       continue;
     }
     const match = /^--([a-z0-9_-]+)(?:=(.*))?$/is.exec(arg);
@@ -54,6 +55,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   }
   return {
     help: flags.has('help'),
+    version: flags.has('version'),
     autosetup: flags.has('autosetup'),
     force: flags.has('force'),
     envfile: meta.get('envfile') ?? null,

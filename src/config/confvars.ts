@@ -1,6 +1,8 @@
 /**
  * The configuration-variables file: for every item, where it is read from and how (spec: Retrieval
- * of configuration items). It defines items; it never holds a secret.
+ * of configuration items). It defines items; it never holds a secret. The installed package's file
+ * always defines every item; a `--confvars` file (the copy in `.authsvc/` included) only adds or
+ * overrides items, so a copy written by an older release keeps starting after an upgrade.
  */
 import { readFileSync } from 'node:fs';
 
@@ -34,6 +36,8 @@ export interface ConfVars {
   /** The file's folder: postprocess modules resolve against it. */
   readonly dir: string;
   readonly items: Readonly<Record<string, ConfVar>>;
+  /** Per item, the folder of the file that last defined it (postprocess modules resolve against it). */
+  readonly dirs?: Readonly<Record<string, string>>;
 }
 
 export function envNames(item: ConfVar): readonly string[] {
@@ -78,17 +82,30 @@ function problemOf(name: string, value: unknown): string | null {
   return null;
 }
 
-/** Reads and checks a confvars file; throws with a readable message when it is not one. */
-export function loadConfVars(path: string, dir: string): ConfVars {
+/**
+ * Reads and checks a confvars file; throws with a readable message when it is not one. Given `base`
+ * (the package's items), the file's items are laid over it field by field: an item the file lacks
+ * keeps the package's definition, a field an item lacks keeps the package's value, a new item must
+ * be complete.
+ */
+export function loadConfVars(path: string, dir: string, base?: ConfVars): ConfVars {
   const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
   if (!isRecord(parsed)) throw new Error(`${path}: not a JSON object of configuration items`);
-  const items: Record<string, ConfVar> = {};
+  const items: Record<string, ConfVar> = { ...base?.items };
+  const dirs: Record<string, string> = { ...dirsOf(base) };
   for (const [name, value] of Object.entries(parsed)) {
-    const problem = problemOf(name, value);
+    const merged = isRecord(value) ? { ...base?.items[name], ...value } : value;
+    const problem = problemOf(name, merged);
     if (problem !== null) throw new Error(`${path}: ${problem}`);
-    items[name] = value as ConfVar;
+    items[name] = merged as ConfVar;
+    dirs[name] = dir;
   }
-  return { dir, items };
+  return { dir, items, dirs };
+}
+
+function dirsOf(confvars: ConfVars | undefined): Record<string, string> {
+  if (confvars === undefined) return {};
+  return Object.fromEntries(Object.keys(confvars.items).map((name) => [name, confvars.dirs?.[name] ?? confvars.dir]));
 }
 
 /** How messages name an item: `secret (--secret, AUTHSVC_SECRET, AUTHSVC_SECRETKEY)`. */

@@ -21,10 +21,14 @@ export interface Inputs {
   readonly problems: readonly string[];
 }
 
+/** The package's items, with a `--confvars` file's items laid over them. */
 function readConfVars(path: string | null, problems: string[]): ConfVars | null {
-  const confvarsPath = path === null ? SHIPPED_CONFVARS : resolve(path);
+  let confvarsPath = SHIPPED_CONFVARS;
   try {
-    return loadConfVars(confvarsPath, resolve(confvarsPath, '..'));
+    const shipped = loadConfVars(confvarsPath, resolve(confvarsPath, '..'));
+    if (path === null) return shipped;
+    confvarsPath = resolve(path);
+    return loadConfVars(confvarsPath, resolve(confvarsPath, '..'), shipped);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     problems.push(

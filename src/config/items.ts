@@ -33,6 +33,14 @@ const databaseUrl: Convert<DatabaseTarget> = (text, item) => {
 const ipAddress: Convert<string> = (text, item) =>
   isIP(text) !== 0 || text === 'localhost' ? ok(text) : bad(`${item.label} must be an IP address, not "${text}"`);
 
+/** `json` or `pretty`; unset (null) lets the logger choose by whether stdout is a terminal. */
+const logFormat: Convert<'json' | 'pretty'> = (text, item) => {
+  const value = text.toLowerCase();
+  return value === 'json' || value === 'pretty'
+    ? ok(value)
+    : bad(`${item.label} must be json or pretty, not "${text}"`);
+};
+
 /** `none` turns the compromised-password check off: null. */
 const httpUrlOrNone: Convert<string | null> = (text, item) => {
   if (text.toLowerCase() === 'none') return ok(null);
@@ -55,6 +63,7 @@ export const ITEMS = {
   admin_password: optional(asText),
   port: int(0, 65_535),
   debugmode: flag(),
+  logformat: optional(logFormat),
   sessionexpiry: int(1, 3650),
   messagettl: int(1, 86_400),
   maxbodysize: int(1024, 64 * 1024 * 1024),

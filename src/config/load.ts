@@ -43,6 +43,8 @@ export interface Config {
   readonly port: number;
   readonly allowedHosts: readonly string[];
   readonly debugmode: boolean;
+  /** null: pretty on a terminal, else json (log/logger.ts). */
+  readonly logFormat: 'json' | 'pretty' | null;
   readonly sessionExpiryDays: number;
   readonly messageTtlSeconds: number;
   readonly maxBodySize: number;
@@ -101,6 +103,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     port: v.port,
     allowedHosts: v.allowedhosts,
     debugmode: v.debugmode,
+    logFormat: v.logformat,
     sessionExpiryDays: v.sessionexpiry,
     messageTtlSeconds: v.messagettl,
     maxBodySize: v.maxbodysize,
@@ -141,6 +144,7 @@ export async function resolveConfig(inputs: Inputs): Promise<ConfigResult> {
   const retrieved = await retrieveAll(confvars.items, sources, {
     basedir,
     confvarsDir: confvars.dir,
+    ...(confvars.dirs === undefined ? {} : { itemDirs: confvars.dirs }),
     env: sources.env,
   });
   for (const [name, outcome] of retrieved)

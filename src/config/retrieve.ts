@@ -102,6 +102,8 @@ async function postprocess(reference: string, value: Raw, confvarsDir: string): 
 export interface RetrieveContext {
   readonly basedir: string;
   readonly confvarsDir: string;
+  /** Per item, where its postprocess module resolves when not confvarsDir (the file that defined it). */
+  readonly itemDirs?: Readonly<Record<string, string>>;
   readonly env: Environment;
 }
 
@@ -123,9 +125,10 @@ export async function retrieveAll(
   context: RetrieveContext,
 ): Promise<ReadonlyMap<string, Retrieved>> {
   const entries = await Promise.all(
-    Object.entries(items).map(
-      async ([name, item]) => [name, await retrieve(item, rawValue(item, sources), context)] as const,
-    ),
+    Object.entries(items).map(async ([name, item]) => {
+      const confvarsDir = context.itemDirs?.[name] ?? context.confvarsDir;
+      return [name, await retrieve(item, rawValue(item, sources), { ...context, confvarsDir })] as const;
+    }),
   );
   return new Map(entries);
 }

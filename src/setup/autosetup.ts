@@ -4,7 +4,7 @@
  * overwritten), copies the default policy and the configuration-variables file into basedir, writes
  * `.env`, and says how to start. `npm start` runs the same setup with every answer blank.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -58,6 +58,30 @@ export type SetupResult =
 /** Writes a file only when it does not exist yet: a rerun never replaces a secret or an edited copy. */
 function writeOnce(path: string, content: string | Buffer, mode: number): void {
   if (!existsSync(path)) writeFileSync(path, content, { mode, flag: 'wx' });
+}
+
+/** Why setup must not run in basedir (it is set up and --force was not given), or null. */
+export function alreadySetUp(basedirArg: string, force: boolean): string | null {
+  const basedir = resolve(basedirArg);
+  const envFile = join(basedir, ENV_FILE);
+  if (force || !existsSync(envFile)) return null;
+  return `${basedir} is already set up (${envFile} exists); add --force to set it up again`;
+}
+
+/**
+ * What a failed setup must take back: the files (and the folder) this run created, never one that
+ * was there before, so a rerun starts clean instead of over a half-written setup.
+ */
+function undoer(basedir: string): { readonly undo: () => void } {
+  const folderExisted = existsSync(basedir);
+  const before = new Set(folderExisted ? readdirSync(basedir) : []);
+  return {
+    undo: () => {
+      if (!existsSync(basedir)) return;
+      for (const name of readdirSync(basedir)) if (!before.has(name)) rmSync(join(basedir, name), { force: true });
+      if (!folderExisted && readdirSync(basedir).length === 0) rmdirSync(basedir);
+    },
+  };
 }
 
 interface CheckedAnswers {
@@ -120,22 +144,34 @@ async function seedDatabase(
 
 export async function runSetup(basedirArg: string, answers: SetupAnswers, options: SetupOptions): Promise<SetupResult> {
   const basedir = resolve(basedirArg);
-  const envFile = join(basedir, ENV_FILE);
-  if (existsSync(envFile) && !options.force) {
-    return {
-      ok: false,
-      problems: [`${basedir} is already set up (${envFile} exists); add --force to set it up again`],
-    };
-  }
+  const refusal = alreadySetUp(basedir, options.force);
+  if (refusal !== null) return { ok: false, problems: [refusal] };
   const checked = checkAnswers(basedir, answers);
   if ('problems' in checked) return { ok: false, problems: checked.problems };
+  const { undo } = undoer(basedir);
+  try {
+    return { ok: true, done: await setUp(basedir, checked, answers, options) };
+  } catch (error) {
+    undo();
+    // An expected failure (the database is down, a folder is not writable): its message, not a stack.
+    return { ok: false, problems: [`setup failed, nothing was written: ${(error as Error).message}`] };
+  }
+}
+
+async function setUp(
+  basedir: string,
+  checked: CheckedAnswers,
+  answers: SetupAnswers,
+  options: SetupOptions,
+): Promise<SetupDone> {
   const random = options.random ?? randomSource;
   const { secretFile, saltFile, confvarsCopy } = writeSecretsAndCopies(basedir, random);
   const clock = options.clock ?? systemClock;
   const hasher = options.hasher ?? createHasher();
   const credentialsFile = await seedDatabase(basedir, checked.target, answers, { clock, random, hasher });
 
-  const startCommand = `authsvc --basedir=${basedir} --confvars=${confvarsCopy} --envfile=${envFile}`;
+  const envFile = join(basedir, ENV_FILE);
+  const startCommand = `npx authsvc --basedir=${basedir} --confvars=${confvarsCopy} --envfile=${envFile}`;
   writeFileSync(
     envFile,
     [
@@ -150,7 +186,7 @@ export async function runSetup(basedirArg: string, answers: SetupAnswers, option
     ].join('\n'),
     { mode: 0o600 },
   );
-  return { ok: true, done: { basedir, envFile, secretFile, credentialsFile, startCommand } };
+  return { basedir, envFile, secretFile, credentialsFile, startCommand };
 }
 
 const QUESTIONS: ReadonlyArray<readonly [keyof SetupAnswers, string]> = [
@@ -160,15 +196,19 @@ const QUESTIONS: ReadonlyArray<readonly [keyof SetupAnswers, string]> = [
   ['adminPassword', 'Admin password (blank: generate one): '],
 ];
 
-/** Asks the questions on `input` (a terminal or piped answers, one per line). */
+/**
+ * Asks the questions on `input` (a terminal or piped answers, one per line). Piped answers are not
+ * echoed, so each question then ends its own line instead of running into the next.
+ */
 export async function askAnswers(input: Readable, output: Writable): Promise<SetupAnswers> {
+  const piped = (input as Readable & { isTTY?: boolean }).isTTY !== true;
   const lines = createInterface({ input, terminal: false })[Symbol.asyncIterator]();
   const answers: Record<string, string> = {};
   for (const [key, question] of QUESTIONS) {
     output.write(question);
     const next = await lines.next();
     answers[key] = next.done === true ? '' : next.value;
-    if (next.done === true) output.write('\n');
+    if (piped || next.done === true) output.write('\n');
   }
   return answers as unknown as SetupAnswers;
 }
@@ -179,7 +219,7 @@ export function describeSetup(done: SetupDone): string {
     `  secret key: ${done.secretFile} (give it to the frontend)`,
     done.credentialsFile === null
       ? '  admin account: the email and password you gave'
-      : `  admin credentials: ${done.credentialsFile}`,
+      : `  admin credentials: ${done.credentialsFile} (one line: the email, a space, the password)`,
     `Start it with:`,
     `  ${done.startCommand}`,
     '',

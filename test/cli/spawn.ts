@@ -14,12 +14,16 @@ export interface Finished {
 /** Runs `authsvc` (from src, through tsx) to completion, with `input` piped to its stdin. */
 export function runAuthsvc(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; input?: string; entry?: string },
+  options: { cwd: string; env?: Record<string, string>; input?: string; entry?: string; pkgDir?: string },
 ): Promise<Finished> {
-  const child = spawn(process.execPath, ['--import', TSX, join(PKG_DIR, 'src', options.entry ?? 'main.ts'), ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env['PATH'] ?? '', ...options.env },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'main.ts'), ...args],
+    {
+      cwd: options.cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...options.env },
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -44,13 +48,17 @@ export interface Started {
 /** Starts a long-running authsvc and waits for its "listening" log line. */
 export function startAuthsvc(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; entry?: string },
+  options: { cwd: string; env?: Record<string, string>; entry?: string; pkgDir?: string },
 ): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', TSX, join(PKG_DIR, 'src', options.entry ?? 'main.ts'), ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env['PATH'] ?? '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'main.ts'), ...args],
+    {
+      cwd: options.cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const stop = (): Promise<number | null> =>
     new Promise((resolve) => {

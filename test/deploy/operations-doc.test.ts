@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../../src/config/load.js';
+import { PKG_DIR } from '../../src/package-dir.js';
+import { generateFernetKey, parseKeyring } from '../../src/protocol/index.js';
+import { startAuthsvc } from '../cli/spawn.js';
+
+/** The shell examples of docs/operations.md, run as written (paths swapped for temporary ones). */
+const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
+const dir = mkdtempSync(join(tmpdir(), 'authsvc-opsdoc-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The one line of a ```sh block that starts with `prefix`. */
+function exampleLine(prefix: string): string {
+  const blocks = [...doc.matchAll(/^ *```sh\n([\s\S]*?)^ *```/gm)];
+  const lines = blocks.flatMap((m) => (m[1] ?? '').split('\n').map((line) => line.trim()));
+  const found = lines.filter((line) => line.startsWith(prefix));
+  assert.equal(found.length, 1, `one example starting with ${prefix}`);
+  return found[0] ?? '';
+}
+
+function sh(command: string, cwd = dir): string {
+  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', command], { cwd, encoding: 'utf8' });
+  assert.equal(result.status, 0, `${command}\n${result.stderr}`);
+  return result.stdout;
+}
+
+const hasCommand = (name: string): boolean => spawnSync('bash', ['-c', `command -v ${name}`]).status === 0;
+
+describe('docs/operations.md examples', () => {
+  it('makes a Fernet key with openssl', { skip: hasCommand('openssl') ? false : 'openssl is not installed' }, () => {
+    sh(exampleLine('openssl rand -base64 32 | tr'));
+    assert.notEqual(parseKeyring(readFileSync(join(dir, 'new-key'), 'utf8').trim()), null);
+  });
+
+  it('reads the admin credentials file with read -r', () => {
+    const data = join(dir, '.authsvc');
+    sh(`mkdir -p ${data} && printf 'admin@example.org s3cret-pass\\n' > ${data}/.authsvc-admin-credentials`);
+    const line = exampleLine('read -r ADMIN_EMAIL');
+    assert.equal(sh(`${line}; echo "$ADMIN_EMAIL|$ADMIN_PASSWORD"`), 'admin@example.org|s3cret-pass\n');
+  });
+
+  it('backs up a running SQLite database (WAL) online, with both commands', async () => {
+    const basedir = join(dir, 'live');
+    sh(`mkdir -p ${basedir}`);
+    const env = {
+      AUTHSVC_SECRET: generateFernetKey(),
+      AUTHSVC_PIISALT: 'backup-salt',
+      AUTHSVC_AUTHDB: 'sqlite:///authsvc.sqlite',
+      AUTHSVC_BASEDIR: basedir,
+      AUTHSVC_WORKERS: '1',
+    };
+    const server = await startAuthsvc(['--port=0'], { cwd: basedir, env });
+    try {
+      const live = join(basedir, 'authsvc.sqlite');
+      const examples = [
+        { line: exampleLine('DB=/var/lib/authsvc/authsvc.sqlite BACKUP='), backup: join(dir, 'node-backup.sqlite') },
+        ...(hasCommand('sqlite3')
+          ? [{ line: exampleLine('sqlite3 /var/lib/authsvc/authsvc.sqlite'), backup: join(dir, 'shell-backup.sqlite') }]
+          : []),
+      ];
+      for (const { line, backup } of examples) {
+        sh(
+          line.replaceAll('/var/lib/authsvc/authsvc.sqlite', live).replaceAll('/var/backups/authsvc.sqlite', backup),
+          PKG_DIR,
+        );
+        const copy = new Database(backup, { readonly: true });
+        try {
+          assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok');
+          const users = copy.prepare('SELECT count(*) AS n FROM users').get() as { n: number };
+          assert.ok(users.n >= 3, 'the fixed accounts are in the copy');
+        } finally {
+          copy.close();
+        }
+      }
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  it('overrides one field of one item in the data folder copy, as the upgrade section shows', async () => {
+    const override = /```json\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## Upgrades')))?.[1] ?? '';
+    const path = join(dir, 'override.json');
+    writeFileSync(path, override);
+    const env = {
+      AUTHSVC_SECRET: generateFernetKey(),
+      AUTHSVC_PIISALT: 'pepper-pepper',
+      AUTHSVC_AUTHDB: 'sqlite:///a.sqlite',
+    };
+    const result = await loadConfig([`--confvars=${path}`, `--basedir=${dir}`], { ...env, MY_PORT: '4321' });
+    assert.equal(result.ok && result.config.port, 4321);
+  });
+});
