@@ -8,13 +8,15 @@ import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
-import { memoryReplayCache } from './admission/replay.js';
+import { fallbackStore, memoryAdmissionStore, redisAdmissionStore } from './admission/index.js';
+import type { AdmissionStore, FallbackStore } from './admission/index.js';
 import { logAuditSink } from './audit/audit.js';
 import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
 import { VERSION } from './config/version.js';
 import { systemClock } from './domain/ports.js';
+import { fileClock } from './domain/test-clock.js';
 import type { Clock, Random } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
 import { singleProcessReport } from './http/health-report.js';
@@ -74,7 +76,13 @@ export interface AppOptions {
   readonly hashQueue?: HashQueueOptions | HashQueue;
   readonly logStream?: Writable;
   /** Set in a cluster worker (src/cluster/worker.ts): the primary prepares the database and knows the workers. */
-  readonly worker?: { readonly workers: () => WorkersReport };
+  readonly worker?: {
+    readonly workers: () => WorkersReport;
+    /** The primary's admission store, asked over IPC: limits and replay are exact across the workers. */
+    readonly admission: AdmissionStore;
+  };
+  /** The admission store to use instead of the configured one (tests sharing one store between apps). */
+  readonly admission?: AdmissionStore;
 }
 
 export interface RunningApp {
@@ -101,6 +109,27 @@ interface Wiring {
   readonly log: Logger;
   /** For /health's uptime: when startApp was called. */
   readonly startedAtMs: number;
+  /** Replay refusal, rate limits and login back-off; `status` says how Redis is doing. */
+  readonly admission: FallbackStore;
+}
+
+/**
+ * Redis when `redisurl` is set, falling back to this instance's own exact store: the cluster
+ * primary's (asked over IPC) in a worker, memory in a single process (DESIGN decision 20).
+ */
+function admissionOf(options: AppOptions, log: Logger): FallbackStore {
+  const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
+  const url = options.config.redisUrl;
+  if (url === null) return fallbackStore(null, local, log);
+  const redis = redisAdmissionStore(url);
+  const store = fallbackStore(redis, local, log);
+  return {
+    ...store,
+    close() {
+      store.close();
+      void redis.close();
+    },
+  };
 }
 
 function initialPolicy(options: AppOptions): LoadedPolicy {
@@ -154,10 +183,13 @@ async function serveHttp(
     clock,
     random,
     dispatcher,
-    replay: memoryReplayCache(),
+    admission: wiring.admission,
+    rateLimits: config.rateLimits,
+    audit: logAuditSink(log, piiHasher(config.piisalt)),
     log,
     pii: piiHasher(config.piisalt),
     health: {
+      redis: () => wiring.admission.status(),
       version: VERSION,
       startedAtMs,
       now: () => clock.now(),
@@ -181,15 +213,17 @@ async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
-  const clock = options.clock ?? systemClock;
+  // The test clock (debugmode only) is read by every process, so tests across processes share one time.
+  const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
+  const log = createLogger(options.logStream ?? process.stdout);
   const wiring: Wiring = {
     config,
     clock,
     random: options.random ?? randomSource,
-    log: createLogger(options.logStream ?? process.stdout),
+    log,
     startedAtMs: clock.now(),
+    admission: admissionOf(options, log),
   };
-  const { log } = wiring;
   const loaded = initialPolicy(options);
   const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
   const credentialsFile = await prepareUnlessWorker(options, wiring);
@@ -212,10 +246,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       async close() {
         cleanup?.stop();
         await closeGracefully(server);
+        wiring.admission.close();
         await store.close();
       },
     };
   } catch (error) {
+    wiring.admission.close();
     await store.close();
     throw error;
   }

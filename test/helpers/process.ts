@@ -53,6 +53,9 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
         AUTHSVC_BASEDIR: basedir,
         AUTHSVC_PORT: String(options.port ?? 0),
         AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
+        // Limits and back-off only where a test is about them (options.env).
+        AUTHSVC_RATELIMITS: 'none',
+        AUTHSVC_LOGINBACKOFF: 'none',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

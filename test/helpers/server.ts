@@ -96,6 +96,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTHSVC_PWNEDURL: 'none',
     AUTHSVC_ADMIN_EMAIL: 'admin@example.org',
     AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
+    // Tests send many requests from one IP: limits only where a test is about them (config.rateLimits).
+    AUTHSVC_RATELIMITS: 'none',
+    // Tests of login failures need no real waits unless they are about the back-off.
+    AUTHSVC_LOGINBACKOFF: 'none',
   });
   if (!loaded.ok) throw new Error(`test config: ${loaded.problems.join('; ')}`);
   const config: Config = { ...loaded.config, authdb, passHash: TEST_PASSHASH, ...options.config };
