@@ -8,16 +8,17 @@ import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
-import { fallbackStore, memoryAdmissionStore, redisAdmissionStore } from './admission/index.js';
+import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
 import type { AdmissionStore, FallbackStore } from './admission/index.js';
 import { logAuditSink } from './audit/audit.js';
 import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
 import { VERSION } from './config/version.js';
-import { systemClock } from './domain/ports.js';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { noLoginBackoff, systemClock } from './domain/ports.js';
 import { fileClock } from './domain/test-clock.js';
-import type { Clock, Random } from './domain/ports.js';
+import type { Clock, LoginBackoff, Random, Sleep } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
 import { singleProcessReport } from './http/health-report.js';
 import type { WorkersReport } from './http/health-report.js';
@@ -83,6 +84,8 @@ export interface AppOptions {
   };
   /** The admission store to use instead of the configured one (tests sharing one store between apps). */
   readonly admission?: AdmissionStore;
+  /** How the login back-off waits (default: a timer); tests on a frozen clock record the waits instead. */
+  readonly sleep?: Sleep;
 }
 
 export interface RunningApp {
@@ -148,7 +151,13 @@ function passwordsOf({ config, clock }: Wiring, queue: HashQueueOptions | HashQu
   });
 }
 
-function dispatcherOf(wiring: Wiring, store: Store, policy: SwappablePolicy, passwords: PasswordService): Dispatcher {
+function dispatcherOf(
+  wiring: Wiring,
+  store: Store,
+  policy: SwappablePolicy,
+  passwords: PasswordService,
+  loginBackoff: LoginBackoff,
+): Dispatcher {
   const { config, clock, random, log } = wiring;
   return createDispatcher({
     clock,
@@ -158,6 +167,7 @@ function dispatcherOf(wiring: Wiring, store: Store, policy: SwappablePolicy, pas
     passwords,
     mailer: createSmtpMailer(config.email),
     policy,
+    loginBackoff,
     settings: {
       sessionExpiryDays: config.sessionExpiryDays,
       userLockTries: config.userLockTries,
@@ -233,7 +243,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
     const policy = swappablePolicy(loaded.compiled);
     const workers = options.worker?.workers ?? (() => singleProcessReport(process.pid));
-    const { server, url } = await serveHttp(wiring, store, dispatcherOf(wiring, store, policy, passwords), workers);
+    const loginBackoff = config.loginBackoff
+      ? storeLoginBackoff(wiring.admission, clock, options.sleep ?? ((ms) => sleepFor(ms)))
+      : noLoginBackoff;
+    const dispatcher = dispatcherOf(wiring, store, policy, passwords, loginBackoff);
+    const { server, url } = await serveHttp(wiring, store, dispatcher, workers);
     return {
       url,
       server,

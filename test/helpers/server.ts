@@ -64,6 +64,8 @@ export interface TestServerOptions {
   readonly basedir?: string;
   readonly clock?: FrozenClock;
   readonly hashQueue?: HashQueueOptions | HashQueue;
+  /** How the login back-off waits (default: a real timer). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -108,6 +110,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock,
     logStream,
     ...(options.hashQueue ? { hashQueue: options.hashQueue } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const effectiveKeyring = config.keyring;
 
