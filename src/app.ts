@@ -120,11 +120,14 @@ interface Wiring {
  * Redis when `redisurl` is set, falling back to this instance's own exact store: the cluster
  * primary's (asked over IPC) in a worker, memory in a single process (DESIGN decision 20).
  */
-function admissionOf(options: AppOptions, log: Logger): FallbackStore {
+async function admissionOf(options: AppOptions, log: Logger): Promise<FallbackStore> {
   const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
   const url = options.config.redisUrl;
   if (url === null) return fallbackStore(null, local, log);
   const redis = redisAdmissionStore(url);
+  // Commands are not queued while connecting (traps.md R5): wait for the connection, briefly, so the
+  // first requests use Redis; a Redis that is down now is the fallback's to report on first use.
+  await redis.ready(REDIS_CONNECT_WAIT_MS).catch(() => undefined);
   const store = fallbackStore(redis, local, log);
   return {
     ...store,
@@ -134,6 +137,8 @@ function admissionOf(options: AppOptions, log: Logger): FallbackStore {
     },
   };
 }
+
+const REDIS_CONNECT_WAIT_MS = 2000;
 
 function initialPolicy(options: AppOptions): LoadedPolicy {
   if (options.policy !== undefined) return options.policy;
@@ -232,7 +237,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     random: options.random ?? randomSource,
     log,
     startedAtMs: clock.now(),
-    admission: admissionOf(options, log),
+    admission: await admissionOf(options, log),
   };
   const loaded = initialPolicy(options);
   const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
