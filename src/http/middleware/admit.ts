@@ -54,14 +54,24 @@ export function admit(deps: AdmitDeps): Step {
     ctx.set('Retry-After', String(retryAfter));
   }
 
+  /** The store's answer, or null when it failed (a cluster primary that did not answer in time): 503. */
+  async function ask(...args: Parameters<AdmissionStore['admit']>): Promise<Admission | null> {
+    try {
+      return await admission.admit(...args);
+    } catch (error) {
+      log.error('admission store failed', { error: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  }
+
   return async function admit(ctx, next) {
     const nowMs = earlier(ctx.state.receivedAtMs, 'the time received');
     const malformed = ctx.state.malformed;
     if (malformed !== undefined) {
       const { clientIp } = malformed;
       if (clientIp !== undefined && rateLimits !== null) {
-        const result = await admission.admit([ipBucket(rateLimits, clientIp)], undefined, nowMs);
-        if (result.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
+        const result = await ask([ipBucket(rateLimits, clientIp)], undefined, nowMs);
+        if (result?.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
       }
       plain(ctx, 400);
       return;
@@ -74,7 +84,12 @@ export function admit(deps: AdmitDeps): Step {
       await next();
       return;
     }
-    const result = await admission.admit(buckets, replay, nowMs);
+    const result = await ask(buckets, replay, nowMs);
+    if (result === null) {
+      ctx.state.log = { refused: 'admission unavailable', reqid, action };
+      plain(ctx, 503);
+      return;
+    }
     if (result.kind === 'ok') {
       await next();
       return;
