@@ -126,9 +126,14 @@ async function admissionOf(options: AppOptions, log: Logger): Promise<FallbackSt
   if (url === null) return fallbackStore(null, local, log);
   const redis = redisAdmissionStore(url);
   // Commands are not queued while connecting (traps.md R5): wait for the connection, briefly, so the
-  // first requests use Redis; a Redis that is down now is the fallback's to report on first use.
-  await redis.ready(REDIS_CONNECT_WAIT_MS).catch(() => undefined);
+  // first requests use Redis.
+  const connected = await redis.ready(REDIS_CONNECT_WAIT_MS).then(
+    () => true,
+    () => false,
+  );
   const store = fallbackStore(redis, local, log);
+  // Down from the start: one read through the fallback logs it and makes /health say so at once.
+  if (!connected) await store.waitFor('b:startup-probe', 0);
   return {
     ...store,
     close() {

@@ -54,6 +54,19 @@ describe('a Redis outage through HTTP', { skip }, () => {
     assert.equal(server.logs.filter((l) => l.level === 'warn' && /redis unavailable/.test(l.message)).length, 1);
   });
 
+  it('reports down from the start when Redis does not answer then', async () => {
+    const lonely = await startTestServer({ config: { redisUrl: `redis://127.0.0.1:${await freePort()}` } });
+    try {
+      const health = (await (await fetch(new URL('/health', lonely.url))).json()) as Record<string, unknown>;
+      assert.equal(health['redis'], 'down');
+      const token = lonely.seal({ request: 'session-new', body: {}, reqid: 1, client_ipaddr: '192.0.2.1' });
+      assert.equal((await lonely.post(token)).status, 200);
+      assert.equal((await lonely.post(token)).status, 401);
+    } finally {
+      await lonely.close();
+    }
+  });
+
   it('goes back to Redis when it returns', async () => {
     redis = await startRedis(port);
     const deadline = Date.now() + 15_000;
