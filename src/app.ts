@@ -8,14 +8,17 @@ import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
-import { memoryReplayCache } from './admission/replay.js';
+import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
+import type { AdmissionStore, FallbackStore } from './admission/index.js';
 import { logAuditSink } from './audit/audit.js';
 import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
 import { VERSION } from './config/version.js';
-import { systemClock } from './domain/ports.js';
-import type { Clock, Random } from './domain/ports.js';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { noLoginBackoff, systemClock } from './domain/ports.js';
+import { fileClock } from './domain/test-clock.js';
+import type { Clock, LoginBackoff, Random, Sleep } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
 import { singleProcessReport } from './http/health-report.js';
 import type { WorkersReport } from './http/health-report.js';
@@ -74,7 +77,15 @@ export interface AppOptions {
   readonly hashQueue?: HashQueueOptions | HashQueue;
   readonly logStream?: Writable;
   /** Set in a cluster worker (src/cluster/worker.ts): the primary prepares the database and knows the workers. */
-  readonly worker?: { readonly workers: () => WorkersReport };
+  readonly worker?: {
+    readonly workers: () => WorkersReport;
+    /** The primary's admission store, asked over IPC: limits and replay are exact across the workers. */
+    readonly admission: AdmissionStore;
+  };
+  /** The admission store to use instead of the configured one (tests sharing one store between apps). */
+  readonly admission?: AdmissionStore;
+  /** How the login back-off waits (default: a timer); tests on a frozen clock record the waits instead. */
+  readonly sleep?: Sleep;
 }
 
 export interface RunningApp {
@@ -101,7 +112,38 @@ interface Wiring {
   readonly log: Logger;
   /** For /health's uptime: when startApp was called. */
   readonly startedAtMs: number;
+  /** Replay refusal, rate limits and login back-off; `status` says how Redis is doing. */
+  readonly admission: FallbackStore;
 }
+
+/**
+ * Redis when `redisurl` is set, falling back to this instance's own exact store: the cluster
+ * primary's (asked over IPC) in a worker, memory in a single process (DESIGN decision 20).
+ */
+async function admissionOf(options: AppOptions, log: Logger): Promise<FallbackStore> {
+  const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
+  const url = options.config.redisUrl;
+  if (url === null) return fallbackStore(null, local, log);
+  const redis = redisAdmissionStore(url);
+  // Commands are not queued while connecting (traps.md R5): wait for the connection, briefly, so the
+  // first requests use Redis.
+  const connected = await redis.ready(REDIS_CONNECT_WAIT_MS).then(
+    () => true,
+    () => false,
+  );
+  const store = fallbackStore(redis, local, log);
+  // Down from the start: one read through the fallback logs it and makes /health say so at once.
+  if (!connected) await store.waitFor('b:startup-probe', 0);
+  return {
+    ...store,
+    close() {
+      store.close();
+      void redis.close();
+    },
+  };
+}
+
+const REDIS_CONNECT_WAIT_MS = 2000;
 
 function initialPolicy(options: AppOptions): LoadedPolicy {
   if (options.policy !== undefined) return options.policy;
@@ -119,7 +161,13 @@ function passwordsOf({ config, clock }: Wiring, queue: HashQueueOptions | HashQu
   });
 }
 
-function dispatcherOf(wiring: Wiring, store: Store, policy: SwappablePolicy, passwords: PasswordService): Dispatcher {
+function dispatcherOf(
+  wiring: Wiring,
+  store: Store,
+  policy: SwappablePolicy,
+  passwords: PasswordService,
+  loginBackoff: LoginBackoff,
+): Dispatcher {
   const { config, clock, random, log } = wiring;
   return createDispatcher({
     clock,
@@ -129,6 +177,7 @@ function dispatcherOf(wiring: Wiring, store: Store, policy: SwappablePolicy, pas
     passwords,
     mailer: createSmtpMailer(config.email),
     policy,
+    loginBackoff,
     settings: {
       sessionExpiryDays: config.sessionExpiryDays,
       userLockTries: config.userLockTries,
@@ -154,10 +203,13 @@ async function serveHttp(
     clock,
     random,
     dispatcher,
-    replay: memoryReplayCache(),
+    admission: wiring.admission,
+    rateLimits: config.rateLimits,
+    audit: logAuditSink(log, piiHasher(config.piisalt)),
     log,
     pii: piiHasher(config.piisalt),
     health: {
+      redis: () => wiring.admission.status(),
       version: VERSION,
       startedAtMs,
       now: () => clock.now(),
@@ -181,15 +233,17 @@ async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
-  const clock = options.clock ?? systemClock;
+  // The test clock (debugmode only) is read by every process, so tests across processes share one time.
+  const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
+  const log = createLogger(options.logStream ?? process.stdout, 'info', config.logFormat);
   const wiring: Wiring = {
     config,
     clock,
     random: options.random ?? randomSource,
-    log: createLogger(options.logStream ?? process.stdout, 'info', config.logFormat),
+    log,
     startedAtMs: clock.now(),
+    admission: await admissionOf(options, log),
   };
-  const { log } = wiring;
   const loaded = initialPolicy(options);
   const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
   const credentialsFile = await prepareUnlessWorker(options, wiring);
@@ -203,7 +257,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
     const policy = swappablePolicy(loaded.compiled);
     const workers = options.worker?.workers ?? (() => singleProcessReport(process.pid));
-    const { server, url } = await serveHttp(wiring, store, dispatcherOf(wiring, store, policy, passwords), workers);
+    const loginBackoff = config.loginBackoff
+      ? storeLoginBackoff(wiring.admission, clock, options.sleep ?? ((ms) => sleepFor(ms)))
+      : noLoginBackoff;
+    const dispatcher = dispatcherOf(wiring, store, policy, passwords, loginBackoff);
+    const { server, url } = await serveHttp(wiring, store, dispatcher, workers);
     return {
       url,
       server,
@@ -216,10 +274,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       async close() {
         cleanup?.stop();
         await closeGracefully(server);
+        wiring.admission.close();
         await store.close();
       },
     };
   } catch (error) {
+    wiring.admission.close();
     await store.close();
     throw error;
   }

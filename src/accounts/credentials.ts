@@ -5,7 +5,7 @@
  * tells whether an account exists; the reason is only in `failure_reason`.
  */
 import type { AuditSink } from '../audit/audit.js';
-import type { Clock } from '../domain/ports.js';
+import type { Clock, LoginBackoff } from '../domain/ports.js';
 import type { PasswordService } from '../passwords/service.js';
 import type { RequestId } from '../protocol/index.js';
 import type { Store } from '../store/index.js';
@@ -18,6 +18,8 @@ export interface CredentialDeps {
   readonly audit: AuditSink;
   readonly passwords: Pick<PasswordService, 'hasher'>;
   readonly settings: { readonly userLockTries: number; readonly userLockTimeSeconds: number };
+  /** Slows failed checks down, per presented identity (decision 11). */
+  readonly loginBackoff: LoginBackoff;
 }
 
 /** The request, for the audit of a lock-out. */
@@ -37,7 +39,27 @@ export type CredentialCheck =
 
 export type Who = { readonly email: string } | { readonly userId: number };
 
+/**
+ * The back-off's identity: the presented email (existing or not, so the wait reveals nothing), or the
+ * session's user for user-passcheck, which presents no email.
+ */
+const identityOf = (who: Who): string => ('email' in who ? who.email : `#${who.userId}`);
+
 export async function checkCredentials(
+  deps: CredentialDeps,
+  who: Who,
+  password: string,
+  meta: CredentialRequest,
+): Promise<CredentialCheck> {
+  const check = await verifyCredentials(deps, who, password, meta);
+  // A wrong password (or any attempt on a locked account) waits; a right one, even on an inactive
+  // account, ends the run: it was not guessing.
+  if (check.ok || check.code === 'user_inactive') await deps.loginBackoff.succeeded(identityOf(who));
+  else await deps.loginBackoff.failed(identityOf(who));
+  return check;
+}
+
+async function verifyCredentials(
   deps: CredentialDeps,
   who: Who,
   password: string,

@@ -3,7 +3,7 @@
  * `(deps, input, meta) → Result` + its end-user messages. Handlers never see HTTP.
  */
 import type { AuditSink } from '../audit/audit.js';
-import type { Clock, Random } from '../domain/ports.js';
+import type { Clock, LoginBackoff, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { PolicySource } from '../policy/engine/compiled-policy.js';
@@ -29,6 +29,8 @@ export interface Deps {
   readonly mailer: Mailer;
   /** The compiled permissions policy in force (pure: no database). */
   readonly policy: PolicySource;
+  /** The growing wait before a failed password check is answered (DESIGN decision 11). */
+  readonly loginBackoff: LoginBackoff;
   readonly settings: {
     readonly sessionExpiryDays: number;
     /** Failed password checks of one account that trigger the temporary lock (decision 11). */

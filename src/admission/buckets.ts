@@ -5,21 +5,16 @@
  * Key material is attacker-chosen (10,000-character tokens and emails), so every identity is hashed
  * into a fixed-length key: memory and Redis cost per bucket is bounded, and no email, IP or token is
  * kept in clear in Redis. The hash is domain-separated so it never equals a stored token hash.
+ * Which items key which bucket is the protocol's (rate-class.ts, one declaration per action); the
+ * hashing and the limits are admission's.
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
+import { emailBucketKey, groupBucketKey, normaliseEmail } from '../protocol/index.js';
+import type { RateClass } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/ip.js';
 import type { Bucket } from './gcra.js';
 import type { RatePolicy } from './rate-limits.js';
-
-/** How an action is limited, from its one declaration (src/protocol). */
-export interface RateClass {
-  readonly group: 'session' | 'user' | 'apikey' | null;
-  /** Body items tried in order to key the group bucket; `a.b` is item b of the dict (or JSON text) a. */
-  readonly keys: readonly string[];
-  /** Also limited per email address, with the same n as per IP. */
-  readonly emailTied: boolean;
-}
 
 /** 128 bits of a domain-separated SHA-256: fixed length whatever the input. */
 export function digest(text: string): string {
@@ -51,47 +46,12 @@ function expandIpv6(ip: string): string[] {
   return [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
 }
 
-/** Emails are keyed as sign-up stores them (DESIGN decision 8). */
-export function normaliseEmail(email: string): string {
-  return email.normalize('NFKC').toLowerCase().trim();
-}
-
 /** The store key of an email's login back-off. */
 export function backoffKey(email: string): string {
   return `b:${digest(normaliseEmail(email))}`;
 }
 
 type Body = Readonly<Record<string, unknown>>;
-
-/** JSON text longer than this is not parsed for a key: the per-IP buckets still hold. */
-const MAX_KEY_JSON = 8192;
-
-function dictOf(value: unknown): Body | null {
-  if (typeof value === 'string' && value.length <= MAX_KEY_JSON) {
-    try {
-      return dictOf(JSON.parse(value));
-    } catch {
-      return null;
-    }
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : null;
-}
-
-/** The first key item present as a non-empty string or a finite number. */
-function groupIdentity(body: Body, keys: readonly string[]): string | null {
-  for (const path of keys) {
-    const [item = '', sub] = path.split('.', 2);
-    const value = sub === undefined ? body[item] : dictOf(body[item])?.[sub];
-    if (typeof value === 'string' && value !== '') return `s:${value}`;
-    if (typeof value === 'number' && Number.isFinite(value)) return `n:${value}`;
-  }
-  return null;
-}
-
-function emailOf(body: Body): string | null {
-  const value = body['email'] ?? body['email_address'];
-  return typeof value === 'string' && value !== '' ? normaliseEmail(value) : null;
-}
 
 export interface AdmissionRequest {
   readonly action: string;
@@ -100,18 +60,26 @@ export interface AdmissionRequest {
   readonly clientIp: string;
 }
 
+/** The per-IP bucket, the one every decrypted request with a valid IP counts against (even a malformed one). */
+export function ipBucket(policy: RatePolicy, clientIp: string): Bucket {
+  return { key: `ip:${digest(ipKey(clientIp))}`, perMinute: policy.ipaddr, burst: policy.burst };
+}
+
 export function bucketsFor(policy: RatePolicy, request: AdmissionRequest): Bucket[] {
   const { action, rateClass, body } = request;
   const ip = ipKey(request.clientIp);
-  const buckets: Bucket[] = [{ key: `ip:${digest(ip)}`, perMinute: policy.ipaddr, burst: policy.burst }];
-  if (rateClass.group !== null) {
-    const identity = groupIdentity(body, rateClass.keys) ?? '';
-    const key = `g:${rateClass.group}:${digest(`${identity}\0${ip}`)}`;
-    buckets.push({ key, perMinute: policy[rateClass.group], burst: policy.burst });
+  const buckets: Bucket[] = [ipBucket(policy, request.clientIp)];
+  const group = groupBucketKey(rateClass, body, ip);
+  if (rateClass.group !== null && group !== null) {
+    buckets.push({
+      key: `g:${rateClass.group}:${digest(group)}`,
+      perMinute: policy[rateClass.group],
+      burst: policy.burst,
+    });
   }
   const n = policy.actions.get(action);
   if (n !== undefined) buckets.push({ key: `a:${action}:${digest(ip)}`, perMinute: n, burst: n });
-  const email = rateClass.emailTied ? emailOf(body) : null;
+  const email = emailBucketKey(rateClass, body);
   if (email !== null) {
     const [perMinute, burst] = n === undefined ? [policy.user, policy.burst] : [n, n];
     buckets.push({ key: `e:${action}:${digest(email)}`, perMinute, burst });

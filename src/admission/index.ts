@@ -1,6 +1,6 @@
 /** The admission part's public face, for the http `admit` step, config and the cluster wiring. */
-export type { AdmissionRequest, RateClass } from './buckets.js';
-export { backoffKey, bucketsFor, ipKey } from './buckets.js';
+export type { AdmissionRequest } from './buckets.js';
+export { backoffKey, bucketsFor, ipBucket, ipKey } from './buckets.js';
 export type { FallbackStore, RemoteStore } from './fallback.js';
 export { fallbackStore } from './fallback.js';
 export type { Bucket } from './gcra.js';
@@ -19,3 +19,4 @@ export { memoryReplayCache, replayKey } from './replay.js';
 export { ReportGate } from './report-gate.js';
 export type { Admission, AdmissionStatus, AdmissionStore, ReplayEntry } from './store.js';
 export { backoffWaitMs } from './store.js';
+export { storeLoginBackoff } from './login-backoff.js';

@@ -12,6 +12,8 @@
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
+import { memoryAdmissionStore, serveAdmission } from '../admission/index.js';
+import type { Channel, MemoryAdmissionStore } from '../admission/index.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
 import { reportOf } from '../http/health-report.js';
@@ -45,6 +47,8 @@ interface Primary {
   readonly slots: Slot[];
   readonly log: Logger;
   readonly policy: PolicyKeeper;
+  /** The one admission store of every worker (replay, rate limits, back-off), asked over IPC. */
+  readonly admission: MemoryAdmissionStore;
   /** Resolves runPrimary's promise once every worker is up. */
   readonly announce: (url: string) => void;
   /** Releases the database and exits the process. */
@@ -156,9 +160,20 @@ function onExit(primary: Primary, slot: Slot, worker: Worker, code: number, sign
   broadcastWorkers(primary);
 }
 
+/** The primary's end of one worker's IPC channel, for its admission calls. */
+function channelTo(worker: Worker): Channel {
+  return {
+    send: (message) => {
+      if (worker.isConnected()) worker.send(message as object);
+    },
+    onMessage: (listener) => void worker.on('message', listener),
+  };
+}
+
 function fork(primary: Primary, slot: Slot): void {
   slot.timer = null;
   const worker = cluster.fork();
+  serveAdmission(channelTo(worker), primary.admission);
   slot.worker = worker;
   slot.state = 'starting';
   slot.startedAt = performance.now();
@@ -190,6 +205,7 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
       slots: Array.from({ length: config.workers }, (_, i) => newSlot(i)),
       log,
       policy: policyKeeper(config.permissionsPath, policy.bytes, log),
+      admission: memoryAdmissionStore(),
       announce,
       release: () => {
         cleanup.stop();

@@ -4,6 +4,8 @@
  * the whole process group, e.g. Ctrl-C), or when the primary is gone. It swaps in every policy the
  * primary sends (cluster/policy.ts); a SIGHUP to a worker alone is ignored: reloads go to the primary.
  */
+import { primaryAdmissionClient } from '../admission/index.js';
+import type { Channel } from '../admission/index.js';
 import { startApp } from '../app.js';
 import type { RunningApp } from '../app.js';
 import type { Config } from '../config/load.js';
@@ -12,6 +14,12 @@ import { isPrimaryMessage } from './messages.js';
 import type { ReadyMessage } from './messages.js';
 import { singleProcessReport } from '../http/health-report.js';
 import type { WorkersReport } from '../http/health-report.js';
+
+/** This worker's end of the IPC channel to the primary, for the admission calls. */
+const toPrimary: Channel = {
+  send: (message) => void process.send?.(message),
+  onMessage: (listener) => void process.on('message', listener),
+};
 
 export async function runWorker(config: Config, policy: LoadedPolicy): Promise<void> {
   // Until the primary's first table arrives, a worker knows only itself.
@@ -49,7 +57,9 @@ export async function runWorker(config: Config, policy: LoadedPolicy): Promise<v
   // Without a handler, SIGHUP would kill the worker (e.g. a terminal closing on the process group).
   process.on('SIGHUP', () => undefined);
 
-  app = await startApp({ config, policy, worker: { workers: () => report } });
+  // Limits, replay refusal and back-off are the primary's, one IPC message per request: exact across workers.
+  const admission = primaryAdmissionClient(toPrimary);
+  app = await startApp({ config, policy, worker: { workers: () => report, admission } });
   if (state.stopping !== null) return drain(app, state.stopping);
   if (pending.policy !== null) app.applyPolicy(pending.policy);
   const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url, policySha256: app.policy.current().sha256 };

@@ -5,14 +5,16 @@
  */
 import { isIP } from 'node:net';
 import { normaliseHost } from '../protocol/host.js';
-import { parseKeyring } from '../protocol/index.js';
+import { parseRateLimits } from '../admission/index.js';
+import type { RatePolicy } from '../admission/index.js';
+import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
 import { parseDatabaseUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
 import type { Convert, Decoder, ItemContext } from './decoders.js';
 import { asText, bad, fileContent, flag, int, list, ok, optional, path, required, structured } from './decoders.js';
 import type { Retrieved } from './retrieve.js';
-import { parsePassHash, parsePassPolicy, parseRateLimits } from './settings.js';
+import { parsePassHash, parsePassPolicy } from './settings.js';
 
 const keyring: Convert<Keyring> = (text, item) => {
   const parsed = parseKeyring(text);
@@ -48,6 +50,25 @@ const httpUrlOrNone: Convert<string | null> = (text, item) => {
   return bad(`${item.label} must be an http(s) URL or "none", not "${text}"`);
 };
 
+/** `none` turns rate limiting off: null. Action keys are checked against the actions the server knows. */
+const rateLimits: Convert<RatePolicy | null> = (text, item) => {
+  const parsed = parseRateLimits(text, actionNames);
+  return parsed.ok ? ok(parsed.value) : bad(`${item.label}: ${parsed.problems.join('; ')}`);
+};
+
+/** ioredis URLs: `redis://` or `rediss://` (TLS), user and password in the URL. */
+const redisUrl: Convert<string> = (text, item) =>
+  /^rediss?:\/\/[^\s]*$/i.test(text) && URL.canParse(text)
+    ? ok(text)
+    : bad(`${item.label} must be a redis:// or rediss:// URL, not "${text}"`);
+
+/** `on`, or `none` to answer failed password checks without the growing wait. */
+const onOrNone: Convert<boolean> = (text, item) => {
+  const word = text.trim().toLowerCase();
+  if (word === 'on' || word === 'none') return ok(word === 'on');
+  return bad(`${item.label} must be "on" or "none", not "${text}"`);
+};
+
 export const ITEMS = {
   secret: required(keyring),
   piisalt: required(atLeast8),
@@ -80,7 +101,10 @@ export const ITEMS = {
   emailtlsca: optional(fileContent),
   passpolicy: required(structured(parsePassPolicy)),
   passhash: required(structured(parsePassHash)),
-  ratelimits: required(structured(parseRateLimits)),
+  ratelimits: required(rateLimits),
+  redisurl: optional(redisUrl),
+  loginbackoff: required(onOrNone),
+  testclock: optional(path),
 } satisfies Record<string, Decoder<unknown>>;
 
 export type ItemName = keyof typeof ITEMS;

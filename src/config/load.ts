@@ -5,6 +5,7 @@
  * Precedence per item: real environment > --envfile > command-line option > default.
  */
 import { resolve } from 'node:path';
+import type { RatePolicy } from '../admission/index.js';
 import type { Keyring } from '../protocol/index.js';
 import type { PassHashSpec } from '../passwords/hashing.js';
 import type { PassPolicy } from '../passwords/thresholds.js';
@@ -18,7 +19,6 @@ import { crossItemProblems, decodeItems } from './items.js';
 import type { ItemName, ItemValues } from './items.js';
 import { rawValue, retrieveAll } from './retrieve.js';
 import type { Sources } from './retrieve.js';
-import type { RateLimits } from './settings.js';
 
 export interface TlsFiles {
   readonly cert: Buffer;
@@ -62,8 +62,17 @@ export interface Config {
   /** null when the compromised-password check is off. */
   readonly pwnedUrl: string | null;
   readonly pwnedFailClosed: boolean;
-  /** null when rate limiting is off. */
-  readonly rateLimits: RateLimits | null;
+  /** null when rate limiting is off (replay refusal stays on). */
+  readonly rateLimits: RatePolicy | null;
+  /** The shared admission store of several instances; null: this instance's own (memory or its cluster primary). */
+  readonly redisUrl: string | null;
+  /** The growing wait before answering a failed password check (DESIGN decision 11). */
+  readonly loginBackoff: boolean;
+  /**
+   * A file holding the server's time in epoch milliseconds, read by every process, so tests across
+   * processes can freeze and move time (traps.md R2). Honoured only with debugmode 1: null otherwise.
+   */
+  readonly testClockFile: string | null;
   readonly refreshGraceSeconds: number;
   readonly email: EmailSettings;
 }
@@ -122,6 +131,9 @@ function assemble(v: ItemValues, basedir: string): Config {
     pwnedUrl: v.pwnedurl,
     pwnedFailClosed: v.pwnedfailclosed,
     rateLimits: v.ratelimits,
+    redisUrl: v.redisurl,
+    loginBackoff: v.loginbackoff,
+    testClockFile: v.debugmode ? v.testclock : null,
     refreshGraceSeconds: v.refreshgrace,
     email: {
       server: v.emailserver,

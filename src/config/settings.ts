@@ -69,49 +69,6 @@ export function parsePassPolicy(text: string): Parsed<PassPolicy> {
   return ok(policy);
 }
 
-export interface RateLimits {
-  /** Requests per minute per key class. */
-  readonly ipaddr: number;
-  readonly user: number;
-  readonly session: number;
-  readonly apikey: number;
-  readonly burst: number;
-  /** Per-IP limits of single actions, overriding the built-in strict table. */
-  readonly actions: ReadonlyMap<string, number>;
-}
-
-export const DEFAULT_RATE_LIMITS: Omit<RateLimits, 'actions'> = {
-  ipaddr: 720,
-  user: 480,
-  session: 600,
-  apikey: 720,
-  burst: 150,
-};
-
-/** `--ratelimits`: `none`, or key:value pairs (the group keys, or `<action>:<n>`). */
-export function parseRateLimits(text: string): Parsed<RateLimits | null> {
-  if (text.trim().toLowerCase() === 'none') return ok(null);
-  const parsed = pairs(text);
-  if (!parsed.ok) return parsed;
-  const groups: Record<string, number> = { ...DEFAULT_RATE_LIMITS };
-  const actions = new Map<string, number>();
-  for (const [key, value] of parsed.value) {
-    const n = intIn(value, 1, 10_000_000);
-    if (n === null) return bad(`${key} must be a positive integer (requests per minute), not "${value}"`);
-    if (key in DEFAULT_RATE_LIMITS) groups[key] = n;
-    else if (/^[a-z]+(-[a-z]+)+$/.test(key)) actions.set(key, n);
-    else return bad(`unknown key "${key}" (ipaddr, user, session, apikey, burst, or an action name)`);
-  }
-  return ok({
-    ipaddr: groups['ipaddr'] ?? DEFAULT_RATE_LIMITS.ipaddr,
-    user: groups['user'] ?? DEFAULT_RATE_LIMITS.user,
-    session: groups['session'] ?? DEFAULT_RATE_LIMITS.session,
-    apikey: groups['apikey'] ?? DEFAULT_RATE_LIMITS.apikey,
-    burst: groups['burst'] ?? DEFAULT_RATE_LIMITS.burst,
-    actions,
-  });
-}
-
 /** `--passhash`: `argon2id:m=19456,t=2,p=1` or `scrypt:logN=17,r=8,p=1`. */
 export function parsePassHash(text: string): Parsed<PassHashSpec> {
   const match = /^(argon2id|scrypt):(.*)$/.exec(text.trim());

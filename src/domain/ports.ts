@@ -15,3 +15,19 @@ export const systemClock: Clock = { now: () => Date.now() };
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
 }
+
+/**
+ * The login back-off (DESIGN decision 11): a failed password check waits the growing delay its run of
+ * failures owes before it is answered; a success ends the run. Identities are a normalised email, or
+ * `#<user id>` for a check by session.
+ */
+export interface LoginBackoff {
+  failed(identity: string): Promise<void>;
+  succeeded(identity: string): Promise<void>;
+}
+
+/** `loginbackoff none`. */
+export const noLoginBackoff: LoginBackoff = { failed: () => Promise.resolve(), succeeded: () => Promise.resolve() };
+
+/** Waits without holding the process: a timer. Injected so tests with a frozen clock need not wait. */
+export type Sleep = (ms: number) => Promise<void>;

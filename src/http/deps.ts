@@ -1,5 +1,6 @@
 import type { Dispatcher } from '../actions/dispatch.js';
-import type { ReplayCache } from '../admission/replay.js';
+import type { AdmissionStore, RatePolicy } from '../admission/index.js';
+import type { AuditSink } from '../audit/audit.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Logger } from '../log/logger.js';
 import type { Pii } from '../log/pii.js';
@@ -17,7 +18,11 @@ export interface HttpDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly dispatcher: Dispatcher;
-  readonly replay: ReplayCache;
+  /** Replay refusal, rate limits and login back-off (memory, the cluster primary, or Redis with a fallback). */
+  readonly admission: AdmissionStore;
+  /** null: rate limiting off, and `client_ipaddr` optional. */
+  readonly rateLimits: RatePolicy | null;
+  readonly audit: AuditSink;
   readonly log: Logger;
   readonly pii: Pii;
   readonly health: HealthSources;

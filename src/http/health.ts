@@ -8,6 +8,8 @@ export interface HealthSources {
   /** Resolves true when the database answers correctly within the budget. */
   database(budgetMs: number): Promise<boolean>;
   workers(): WorkersReport;
+  /** The shared admission store: "unused" without `redisurl`, "down" while this instance falls back. */
+  redis(): 'ok' | 'down' | 'unused';
 }
 
 export interface HealthReport {
@@ -32,7 +34,7 @@ export async function healthReport(sources: HealthSources): Promise<{ httpStatus
       version: sources.version,
       database: databaseOk ? 'ok' : 'down',
       workers,
-      redis: 'unused',
+      redis: sources.redis(),
       uptime_s: Math.floor((sources.now() - sources.startedAtMs) / 1000),
     },
   };

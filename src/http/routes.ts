@@ -31,7 +31,15 @@ export function mountRoutes(app: Koa<PipelineState>, deps: HttpDeps): void {
   const openBody = open(deps);
   const sealReply = seal(deps);
   const service = new Router<PipelineState>(EXACT)
-    .post('/', guardSize, openBody, envelope(), admit(deps), dispatch(deps), sealReply)
+    .post(
+      '/',
+      guardSize,
+      openBody,
+      envelope({ ipRequired: deps.rateLimits !== null }),
+      admit(deps),
+      dispatch(deps),
+      sealReply,
+    )
     .get('/health', health(deps.health));
   if (deps.debugmode) {
     app.use(

@@ -21,6 +21,11 @@ export interface PipelineState {
   opened?: { readonly value: unknown; readonly timestamp: number; readonly mac: Buffer };
   /** The well-formed envelope of POST / (envelope step). */
   request?: CheckedRequest;
+  /**
+   * Set instead of `request` when the envelope is malformed: the admit step still counts it against
+   * the per-IP bucket (when it names a valid IP), then answers 400.
+   */
+  malformed?: { readonly clientIp?: string };
   /** The answer to seal (dispatch, echo). */
   reply?: Reply;
 }

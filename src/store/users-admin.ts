@@ -112,8 +112,14 @@ export function userAdmin({ User, Session }: Models): Admin {
         })
         .where('user_id', userId)
         .whereNotNull('previous_role');
+      // A superuser's unlock also ends a temporary lock-out (DESIGN decision 11): the way out of a lock
+      // that someone imposes by failing the password on purpose (docs/security.md).
+      const cleared = await User.query()
+        .patch({ failed_login_tries: 0, locked_until: null })
+        .where('user_id', userId)
+        .whereRaw('(locked_until IS NOT NULL OR failed_login_tries > 0)');
       const user = await current(userId);
-      return user === null ? null : { user, changed: changed > 0, endedSessions: 0 };
+      return user === null ? null : { user, changed: changed + cleared > 0, endedSessions: 0 };
     },
 
     async remove(userId, email) {

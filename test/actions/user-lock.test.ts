@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertKeyRows, openSession, rowsOf, storedRow } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, testHasher } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
@@ -108,6 +108,19 @@ forEachDatabase((db) => {
       assert.equal(reply.success && reply.response.locked, false);
       assert.equal(reply.success && reply.response.user_info?.user_role, 'staff');
       assert.equal(await server.digest(), digest);
+    });
+
+    it('unlocking ends a temporary lock-out: the right password works again', async () => {
+      const hash = await testHasher.hash('the right password here');
+      await insertUsers(server.app.store, [{ userId: 10, role: 'authenticated', passwordHash: hash }]);
+      const check = (password: string) =>
+        server.call('user-passcheck-nosession', { email: 'user10@example.org', password });
+      for (let i = 0; i < 11; i++) await check('wrong password');
+      const locked = await check('the right password here');
+      assert.equal(!locked.success && locked.failure_reason, 'user is temporarily locked after too many failed logins');
+      const reply = await lock(10, 'unlock');
+      assert.equal(reply.success, true, JSON.stringify(reply));
+      assert.equal((await check('the right password here')).success, true);
     });
 
     it('a superuser may lock another superuser, whose role comes back on unlock', async () => {

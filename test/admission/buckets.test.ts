@@ -32,14 +32,14 @@ describe('bucket keys', () => {
 
   it('key the group by the first item present, with the IP', () => {
     const rates = DEFAULT_RATE_POLICY;
-    const byTkn = buckets(rates, 'apikey-verify', '192.0.2.1', { apikey_dict: '{"tkn":"t1"}', session_token: 's' });
+    const byTkn = buckets(rates, 'apikey-verify', '192.0.2.1', { apikey_dict: { tkn: 't1' }, session_token: 's' });
     const byObj = buckets(rates, 'apikey-verify', '192.0.2.1', { apikey_dict: { tkn: 't1' } });
     const bySession = buckets(rates, 'apikey-verify', '192.0.2.1', { session_token: 's' });
     const otherIp = buckets(rates, 'apikey-verify', '192.0.2.2', { apikey_dict: { tkn: 't1' } });
     assert.equal(byTkn[1]?.key, byObj[1]?.key);
     assert.notEqual(byTkn[1]?.key, bySession[1]?.key);
     assert.notEqual(byTkn[1]?.key, otherIp[1]?.key);
-    assert.equal(buckets(rates, 'internal-user-lock').length, 1, 'internal actions: per IP only');
+    assert.equal(buckets(rates, 'internal-user-edit').length, 1, 'internal actions: per IP only');
     assert.equal(buckets(policy('user-list:10'), 'user-list').length, 3);
   });
 

@@ -3,73 +3,19 @@
  * the machine's Redis is never touched.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { fallbackStore } from '../../src/admission/fallback.js';
 import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
 import { redisAdmissionStore } from '../../src/admission/redis-store.js';
 import type { Logger } from '../../src/log/logger.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-  });
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
-
-/** Polls (bounded) for a condition that a background probe brings about. */
-async function eventually(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await delay(25);
-  }
-}
+import { eventually, freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 
 function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
   const lines: { level: string; message: string }[] = [];
   const log = (level: string) => (message: string) => lines.push({ level, message });
   return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
-
-const hasRedisServer = await new Promise<boolean>((resolve) => {
-  const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-  probe.once('error', () => resolve(false));
-  probe.once('exit', (code) => resolve(code === 0));
-});
 
 describe('the Redis fallback', { skip: hasRedisServer ? false : 'redis-server is not installed' }, () => {
   const started: ChildProcess[] = [];

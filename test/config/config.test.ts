@@ -231,4 +231,37 @@ describe('structured items', () => {
     assert.equal((await loaded({ ...required, AUTHSVC_RATELIMITS: 'none' })).rateLimits, null);
     assert.equal((await loaded({ ...required, AUTHSVC_PWNEDURL: 'none' })).pwnedUrl, null);
   });
+
+  it('checks ratelimits action names against the actions the server knows, with the other problems', async () => {
+    const result = await load({
+      ...required,
+      AUTHSVC_RATELIMITS: 'user-lgin:5;user-login:50',
+      AUTHSVC_REDISURL: 'http://redis',
+      AUTHSVC_LOGINBACKOFF: 'sometimes',
+      AUTHSVC_WORKERS: '0',
+    });
+    const text = result.ok ? '' : result.problems.join('\n');
+    for (const fragment of ['user-lgin', 'redisurl', 'loginbackoff', 'workers']) {
+      assert.ok(text.includes(fragment), `mentions ${fragment}:\n${text}`);
+    }
+    assert.ok(!text.includes('"user-login"'), text);
+  });
+
+  it('reads the admission items: Redis, the back-off, and the test clock only with debugmode 1', async () => {
+    const config = await loaded(required);
+    assert.equal(config.redisUrl, null);
+    assert.equal(config.loginBackoff, true);
+    assert.equal(config.testClockFile, null);
+    const set = await loaded({
+      ...required,
+      AUTHSVC_REDISURL: 'rediss://user:pw@redis.example.org:6380/1',
+      AUTHSVC_LOGINBACKOFF: 'none',
+      AUTHSVC_TEST_CLOCK: 'clock.txt',
+    });
+    assert.equal(set.redisUrl, 'rediss://user:pw@redis.example.org:6380/1');
+    assert.equal(set.loginBackoff, false);
+    assert.equal(set.testClockFile, null, 'ignored without debugmode');
+    const debug = await loaded({ ...required, AUTHSVC_TEST_CLOCK: 'clock.txt', AUTHSVC_DEBUGMODE: '1' });
+    assert.equal(debug.testClockFile, join(dir, 'clock.txt'));
+  });
 });

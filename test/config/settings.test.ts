@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parsePassHash, parsePassPolicy, parseRateLimits } from '../../src/config/settings.js';
+import { parsePassHash, parsePassPolicy } from '../../src/config/settings.js';
 import { DEFAULT_PASS_POLICY } from '../../src/passwords/thresholds.js';
 
 describe('--passpolicy', () => {
@@ -42,23 +42,6 @@ describe('--passpolicy', () => {
   });
   it('never throws on any text', () => {
     fc.assert(fc.property(fc.string(), (text) => void parsePassPolicy(text)));
-  });
-});
-
-describe('--ratelimits', () => {
-  it('reads none, the groups and per-action overrides', () => {
-    assert.deepEqual(parseRateLimits('none'), { ok: true, value: null });
-    const parsed = parseRateLimits('ipaddr:100; burst:10; user-login:3');
-    assert.ok(parsed.ok && parsed.value);
-    assert.equal(parsed.value.ipaddr, 100);
-    assert.equal(parsed.value.burst, 10);
-    assert.equal(parsed.value.session, 600);
-    assert.deepEqual([...parsed.value.actions], [['user-login', 3]]);
-  });
-  it('refuses unknown keys and non-positive values', () => {
-    for (const text of ['ipaddr:0', 'ipaddr:-1', 'ipaddr:fast', 'everything:5', 'user-login']) {
-      assert.equal(parseRateLimits(text).ok, false, text);
-    }
   });
 });
 

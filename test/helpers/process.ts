@@ -18,8 +18,13 @@ export interface AuthsvcProcess {
   readonly port: number;
   readonly keyring: Keyring;
   readonly logs: Array<Record<string, unknown>>;
-  /** Seals a request envelope with the real clock (the process has no frozen clock). */
-  seal(action: string, body: Record<string, unknown>, reqid?: string): string;
+  /** Seals a request envelope with the real clock, or at `nowMs` (for a process on a test clock). */
+  seal(
+    action: string,
+    body: Record<string, unknown>,
+    reqid?: string,
+    options?: { readonly nowMs?: number; readonly clientIp?: string },
+  ): string;
   open(text: string): Record<string, unknown>;
   health(): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Resolves with the exit code (or the signal) once the process has ended. */
@@ -53,6 +58,9 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
         AUTHSVC_BASEDIR: basedir,
         AUTHSVC_PORT: String(options.port ?? 0),
         AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
+        // Limits and back-off only where a test is about them (options.env).
+        AUTHSVC_RATELIMITS: 'none',
+        AUTHSVC_LOGINBACKOFF: 'none',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,8 +108,12 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
     port: Number(new URL(url).port),
     keyring,
     logs,
-    seal: (action, body, reqid = `p-${++counter}`) =>
-      sealJson(keyring, { request: action, body, reqid, client_ipaddr: '192.0.2.44' }, { nowMs: Date.now() }),
+    seal: (action, body, reqid = `p-${++counter}`, options = {}) =>
+      sealJson(
+        keyring,
+        { request: action, body, reqid, client_ipaddr: options.clientIp ?? '192.0.2.44' },
+        { nowMs: options.nowMs ?? Date.now() },
+      ),
     open(text) {
       const opened = openJson(keyring, text, { nowMs: Date.now() });
       if (!opened.ok) throw new Error(`reply could not be opened: ${opened.reason}`);

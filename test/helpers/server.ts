@@ -64,6 +64,8 @@ export interface TestServerOptions {
   readonly basedir?: string;
   readonly clock?: FrozenClock;
   readonly hashQueue?: HashQueueOptions | HashQueue;
+  /** How the login back-off waits (default: a real timer). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -96,6 +98,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTHSVC_PWNEDURL: 'none',
     AUTHSVC_ADMIN_EMAIL: 'admin@example.org',
     AUTHSVC_ADMIN_PASSWORD: 'correct horse battery staple',
+    // Tests send many requests from one IP: limits only where a test is about them (config.rateLimits).
+    AUTHSVC_RATELIMITS: 'none',
+    // Tests of login failures need no real waits unless they are about the back-off.
+    AUTHSVC_LOGINBACKOFF: 'none',
   });
   if (!loaded.ok) throw new Error(`test config: ${loaded.problems.join('; ')}`);
   const config: Config = { ...loaded.config, authdb, passHash: TEST_PASSHASH, ...options.config };
@@ -104,6 +110,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock,
     logStream,
     ...(options.hashQueue ? { hashQueue: options.hashQueue } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const effectiveKeyring = config.keyring;
 

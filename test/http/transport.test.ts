@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_RATE_POLICY } from '../../src/admission/index.js';
 import { generateFernetKey, parseKeyring, sealJson } from '../../src/protocol/index.js';
 import { rawRequest } from '../helpers/http.js';
 import { forEachDatabase } from '../helpers/databases.js';
@@ -12,7 +13,8 @@ forEachDatabase((db) => {
   before(async () => {
     server = await startTestServer({
       database: db,
-      config: { allowedHosts: ['localhost', '127.0.0.1', 'auth.example.org', '::1'] },
+      // The spec's default limits: with them on, client_ipaddr is required (DESIGN decision 3).
+      config: { allowedHosts: ['localhost', '127.0.0.1', 'auth.example.org', '::1'], rateLimits: DEFAULT_RATE_POLICY },
     });
   });
   after(() => server.close());

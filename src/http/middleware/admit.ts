@@ -1,27 +1,107 @@
 /**
- * Admission: a state-changing request is refused (401) when its token was seen before (replay). Its
- * entry lives until the token could no longer pass the freshness check anyway. Rate limits slot in here.
+ * Admission (DESIGN decisions 2 and 20): one store call per request checks the replay cache and every
+ * rate bucket, all or nothing. A replayed state-changing token is refused 401 and consumes no rate; a
+ * rate-limited request is refused 429 with `Retry-After` and is not recorded for replay, so the client
+ * may send the same token again once it may. A malformed envelope counts against its per-IP bucket,
+ * then gets its 400.
  */
-import type { ReplayCache } from '../../admission/replay.js';
+import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../../admission/index.js';
+import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../../admission/index.js';
+import type { AuditSink } from '../../audit/audit.js';
+import type { Logger } from '../../log/logger.js';
+import type { Pii } from '../../log/pii.js';
 import { actionSpecs } from '../../protocol/index.js';
 import { plain } from '../plain.js';
 import { earlier } from '../state.js';
-import type { Step } from '../state.js';
+import type { PipelineContext, Step } from '../state.js';
 
 export interface AdmitDeps {
-  readonly replay: ReplayCache;
+  readonly admission: AdmissionStore;
+  /** null: rate limiting off (replay refusal stays on). */
+  readonly rateLimits: RatePolicy | null;
   readonly messageTtlSeconds: number;
+  readonly log: Logger;
+  readonly audit: AuditSink;
+  readonly pii: Pii;
 }
 
+type Limited = Extract<Admission, { kind: 'rate-limited' }>;
+
+/** The bucket's kind (ip, g:user, a:user-login, e:…) without its hashed identity: safe to log. */
+const bucketKind = (bucket: Bucket): string => bucket.key.slice(0, bucket.key.lastIndexOf(':'));
+
 export function admit(deps: AdmitDeps): Step {
-  const { replay, messageTtlSeconds } = deps;
-  return function admit(ctx, next) {
-    const { action, reqid } = earlier(ctx.state.request, 'the request');
-    if (!actionSpecs[action].changesState) return next();
-    const { timestamp, mac } = earlier(ctx.state.opened, 'the opened token');
-    const expiresAtMs = (timestamp + messageTtlSeconds + 1) * 1000;
-    if (replay.admit(mac, expiresAtMs, earlier(ctx.state.receivedAtMs, 'the time received'))) return next();
+  const { admission, rateLimits, messageTtlSeconds, log, audit, pii } = deps;
+  // One log line and one audit event per (bucket, minute) at most: a flood of 429s is not a flood of logs.
+  const reports = new ReportGate();
+
+  function refuse(ctx: PipelineContext, limited: Limited, clientIp: string, nowMs: number): void {
+    const retryAfter = retryAfterSeconds(limited.retryAfterMs);
+    const action = ctx.state.request?.action;
+    const reqid = ctx.state.reqid ?? '';
+    const bucket = bucketKind(limited.bucket);
+    if (reports.shouldReport(limited.bucket.key, nowMs)) {
+      log.warn('rate limited', { reqid, action, ip: pii(clientIp), bucket, retry_after_s: retryAfter });
+      audit.record({
+        event: 'rate-limited',
+        reqid,
+        subject: { ip: clientIp },
+        detail: { bucket, ...(action === undefined ? {} : { action }) },
+      });
+    }
+    ctx.state.log = { ...ctx.state.log, refused: 'rate-limited', bucket };
+    plain(ctx, 429);
+    ctx.set('Retry-After', String(retryAfter));
+  }
+
+  /** The store's answer, or null when it failed (a cluster primary that did not answer in time): 503. */
+  async function ask(...args: Parameters<AdmissionStore['admit']>): Promise<Admission | null> {
+    try {
+      return await admission.admit(...args);
+    } catch (error) {
+      log.error('admission store failed', { error: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  }
+
+  return async function admit(ctx, next) {
+    const nowMs = earlier(ctx.state.receivedAtMs, 'the time received');
+    const malformed = ctx.state.malformed;
+    if (malformed !== undefined) {
+      const { clientIp } = malformed;
+      if (clientIp !== undefined && rateLimits !== null) {
+        const result = await ask([ipBucket(rateLimits, clientIp)], undefined, nowMs);
+        if (result?.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
+      }
+      plain(ctx, 400);
+      return;
+    }
+    const { action, body, reqid, clientIp } = earlier(ctx.state.request, 'the request');
+    const spec = actionSpecs[action];
+    const buckets = rateLimits === null ? [] : bucketsFor(rateLimits, { action, rateClass: spec.rate, body, clientIp });
+    const replay = spec.changesState ? replayEntry(ctx, messageTtlSeconds) : undefined;
+    if (buckets.length === 0 && replay === undefined) {
+      await next();
+      return;
+    }
+    const result = await ask(buckets, replay, nowMs);
+    if (result === null) {
+      ctx.state.log = { refused: 'admission unavailable', reqid, action };
+      plain(ctx, 503);
+      return;
+    }
+    if (result.kind === 'ok') {
+      await next();
+      return;
+    }
+    if (result.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
     ctx.state.log = { refused: 'replayed', reqid, action };
     plain(ctx, 401);
   };
+}
+
+/** The token's entry lives until it could no longer pass the freshness check anyway. */
+function replayEntry(ctx: PipelineContext, messageTtlSeconds: number): ReplayEntry {
+  const { timestamp, mac } = earlier(ctx.state.opened, 'the opened token');
+  return { key: replayKey(mac), expiresAtMs: (timestamp + messageTtlSeconds + 1) * 1000 };
 }

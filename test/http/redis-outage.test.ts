@@ -1,0 +1,79 @@
+/**
+ * Redis dies mid-run: the server keeps answering (limits and replay on its own store), says so once at
+ * warn and in /health, and goes back to Redis when it returns. The test starts and kills its OWN
+ * redis-server on a free port; the machine's Redis is never touched.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { DEFAULT_RATE_POLICY } from '../../src/admission/index.js';
+import { freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
+import { startTestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+const skip = hasRedisServer ? false : 'redis-server is not installed';
+
+describe('a Redis outage through HTTP', { skip }, () => {
+  let port: number;
+  let redis: ChildProcess;
+  let server: TestServer;
+  before(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    server = await startTestServer({
+      config: { rateLimits: DEFAULT_RATE_POLICY, redisUrl: `redis://127.0.0.1:${port}` },
+    });
+  });
+  after(async () => {
+    await server?.close();
+    await stopRedis(redis);
+  });
+
+  const sessionNew = () =>
+    server.seal({
+      request: 'session-new',
+      body: { ip_address: '192.0.2.1', user_agent: 't', user_id: null },
+      reqid: 1,
+      client_ipaddr: '192.0.2.1',
+    });
+  const redisHealth = async (): Promise<unknown> =>
+    ((await (await fetch(new URL('/health', server.url))).json()) as Record<string, unknown>)['redis'];
+
+  it('reports redis ok while it answers', async () => {
+    assert.equal((await server.post(sessionNew())).status, 200);
+    assert.equal(await redisHealth(), 'ok');
+  });
+
+  it('keeps answering, and refusing replays, once Redis is killed; reports it down, warned once', async () => {
+    await stopRedis(redis);
+    for (let i = 0; i < 5; i++) assert.equal((await server.post(sessionNew())).status, 200);
+    const token = sessionNew();
+    assert.equal((await server.post(token)).status, 200);
+    assert.equal((await server.post(token)).status, 401);
+    assert.equal(await redisHealth(), 'down');
+    assert.equal(server.logs.filter((l) => l.level === 'warn' && /redis unavailable/.test(l.message)).length, 1);
+  });
+
+  it('reports down from the start when Redis does not answer then', async () => {
+    const lonely = await startTestServer({ config: { redisUrl: `redis://127.0.0.1:${await freePort()}` } });
+    try {
+      const health = (await (await fetch(new URL('/health', lonely.url))).json()) as Record<string, unknown>;
+      assert.equal(health['redis'], 'down');
+      const token = lonely.seal({ request: 'session-new', body: {}, reqid: 1, client_ipaddr: '192.0.2.1' });
+      assert.equal((await lonely.post(token)).status, 200);
+      assert.equal((await lonely.post(token)).status, 401);
+    } finally {
+      await lonely.close();
+    }
+  });
+
+  it('goes back to Redis when it returns', async () => {
+    redis = await startRedis(port);
+    const deadline = Date.now() + 15_000;
+    while ((await redisHealth()) !== 'ok') {
+      if (Date.now() > deadline) throw new Error('still not back on redis');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal((await server.post(sessionNew())).status, 200);
+  });
+});
