@@ -37,6 +37,9 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       AUTHSVC_PWNEDURL: 'none',
       AUTHSVC_SERVERNAME: 'bench.example',
       AUTHSVC_ADMIN_PASSWORD: 'bench-password-1234',
+      // Benches measure the work of each action; limits are asked for explicitly (env).
+      AUTHSVC_RATELIMITS: 'none',
+      AUTHSVC_LOGINBACKOFF: 'none',
       ...env,
     },
   });
