@@ -2,7 +2,8 @@
  * The hot reads side by side in one run: requests/s, latency percentiles and the server's CPU per
  * request (from /proc: the server process and its workers, not this load generator) for each action at a
  * fixed concurrency, closed loop, every request freshly sealed by the Node client and every reply checked.
- *   npm run build && npx tsx bench/hot-reads.ts [concurrency=16] [seconds=8] [actions=session-exists,user-check-access,apikey-verify-nosession]
+ *   npm run build && npx tsx bench/hot-reads.ts [concurrency=16] [seconds=8] [actions=session-exists,user-check-access,apikey-verify-nosession] [server env]
+ * The server env is `NAME=value;NAME=value` (e.g. `AUTHSVC_WORKERS=2` or a `AUTHSVC_RATELIMITS` high enough not to refuse).
  * Actions it knows: session-exists, user-check-access, apikey-verify, apikey-verify-nosession.
  */
 import { createClient } from '../src/client/index.js';
@@ -12,7 +13,13 @@ import { percentile, processTreeCpuSeconds, startBenchServer } from './lib/serve
 const concurrency = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 8);
 const actions = (process.argv[4] ?? 'session-exists,user-check-access,apikey-verify-nosession').split(',');
-const server = await startBenchServer();
+const serverEnv = Object.fromEntries(
+  (process.argv[5] ?? '')
+    .split(';')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
+const server = await startBenchServer(serverEnv);
 // The bench speaks actions that older builds may not have, so it sends them untyped.
 const client = createClient({ url: server.url, secret: server.secret, timeoutMs: 30_000 });
 const ip = { clientIp: '192.0.2.1' };
