@@ -83,8 +83,8 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
       const row = await joined.first([tokenHash, t(now)]);
       if (row === undefined) return null;
       return {
-        session: Session.fromDatabaseJson(unprefixed(row, 's_', SESSION_COLUMNS)).toRecord(),
-        user: User.fromDatabaseJson(unprefixed(row, 'u_', USER_COLUMNS)).toRecord(),
+        session: Session.recordOf(unprefixed(row, 's_', SESSION_COLUMNS)),
+        user: User.recordOf(unprefixed(row, 'u_', USER_COLUMNS)),
       };
     },
 

@@ -1,4 +1,5 @@
 /** A row of the sessions table: the session aggregate (its extra_info_json dict included). */
+import type { Pojo } from 'objection';
 import type { JsonObject } from '../../protocol/index.js';
 import type { SessionRecord } from '../records.js';
 import { StoredModel, msOf } from './stored-model.js';
@@ -18,16 +19,14 @@ export class SessionModel extends StoredModel {
   declare expires: Date;
   declare extra_info_json: JsonObject | null;
 
+  /** A row's record without a model instance (the hot reads; see StoredModel.parseRow). */
+  static recordOf(row: Pojo): SessionRecord {
+    return recordOfColumns(this.parseRow(row) as Columns);
+  }
+
+  /** The plain record the repos return (times as epoch ms). */
   toRecord(): SessionRecord {
-    return {
-      tokenHash: this.token_hash,
-      userId: this.user_id,
-      ipAddress: this.ip_address,
-      userAgent: this.user_agent,
-      created: msOf(this.created),
-      expires: msOf(this.expires),
-      extraInfo: this.extra_info_json ?? {},
-    };
+    return recordOfColumns(this);
   }
 
   /** The columns of a record, as the model holds them. */
@@ -42,4 +41,19 @@ export class SessionModel extends StoredModel {
       extra_info_json: record.extraInfo,
     };
   }
+}
+
+/** The model's columns, as an instance or a parsed row holds them. */
+type Columns = Omit<SessionModel, keyof StoredModel>;
+
+function recordOfColumns(c: Columns): SessionRecord {
+  return {
+    tokenHash: c.token_hash,
+    userId: c.user_id,
+    ipAddress: c.ip_address,
+    userAgent: c.user_agent,
+    created: msOf(c.created),
+    expires: msOf(c.expires),
+    extraInfo: c.extra_info_json ?? {},
+  };
 }

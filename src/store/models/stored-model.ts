@@ -26,16 +26,32 @@ export abstract class StoredModel extends Model {
   }
 
   override $parseDatabaseJson(json: Pojo): Pojo {
-    const parsed = super.$parseDatabaseJson(json);
-    const model = this.constructor as typeof StoredModel;
-    for (const column of model.timeColumns) {
+    return (this.constructor as typeof StoredModel).convertColumns(super.$parseDatabaseJson(json));
+  }
+
+  /**
+   * What `$parseDatabaseJson` does, on a plain row and without making a model instance: for the hot
+   * reads, where instantiating two models per request cost more than the statement itself.
+   */
+  static parseRow(row: Pojo): Pojo {
+    const parsed: Pojo = { ...row };
+    for (const column of this.jsonAttributes) {
+      const value: unknown = parsed[column];
+      if (typeof value === 'string') parsed[column] = JSON.parse(value) as unknown;
+    }
+    return this.convertColumns(parsed);
+  }
+
+  /** Times to Dates, booleans and integers to numbers, in place. */
+  static convertColumns(parsed: Pojo): Pojo {
+    for (const column of this.timeColumns) {
       const value: unknown = parsed[column];
       if (value !== undefined) parsed[column] = value === null ? null : new Date(timeFromDb(value));
     }
-    for (const column of model.boolColumns) {
+    for (const column of this.boolColumns) {
       if (parsed[column] !== undefined) parsed[column] = boolFromDb(parsed[column]);
     }
-    for (const column of model.intColumns) {
+    for (const column of this.intColumns) {
       const value: unknown = parsed[column];
       if (value !== undefined && value !== null) parsed[column] = intFromDb(value);
     }

@@ -1,4 +1,5 @@
 /** A row of the users table: the user aggregate (credentials, lock-out counters, roles, email marks). */
+import type { Pojo } from 'objection';
 import type { JsonObject } from '../../protocol/index.js';
 import type { UserRecord } from '../records.js';
 import { StoredModel, msOf, optionalMsOf } from './stored-model.js';
@@ -41,27 +42,39 @@ export class UserModel extends StoredModel {
   declare emailforgotpass_sent_datetime: Date | null;
   declare emailchangepass_sent_datetime: Date | null;
 
+  /** A row's record without a model instance (the hot reads; see StoredModel.parseRow). */
+  static recordOf(row: Pojo): UserRecord {
+    return recordOfColumns(this.parseRow(row) as Columns);
+  }
+
   /** The plain record the repos return (times as epoch ms). */
   toRecord(): UserRecord {
-    return {
-      userId: this.user_id,
-      systemId: this.system_id,
-      fullName: this.full_name ?? null,
-      email: this.email,
-      emailVerified: this.email_verified,
-      isActive: this.is_active,
-      userRole: this.user_role,
-      previousRole: this.previous_role ?? null,
-      extraInfo: this.extra_info ?? null,
-      createdOn: msOf(this.created_on),
-      lastUpdated: msOf(this.last_updated),
-      lastLoginTry: optionalMsOf(this.last_login_try),
-      lastLoginSuccess: optionalMsOf(this.last_login_success),
-      failedLoginTries: this.failed_login_tries,
-      lockedUntil: optionalMsOf(this.locked_until),
-      emailverifySentDatetime: optionalMsOf(this.emailverify_sent_datetime),
-      emailforgotpassSentDatetime: optionalMsOf(this.emailforgotpass_sent_datetime),
-      emailchangepassSentDatetime: optionalMsOf(this.emailchangepass_sent_datetime),
-    };
+    return recordOfColumns(this);
   }
+}
+
+/** The model's columns, as an instance or a parsed row holds them. */
+type Columns = Omit<UserModel, keyof StoredModel>;
+
+function recordOfColumns(c: Columns): UserRecord {
+  return {
+    userId: c.user_id,
+    systemId: c.system_id,
+    fullName: c.full_name ?? null,
+    email: c.email,
+    emailVerified: c.email_verified,
+    isActive: c.is_active,
+    userRole: c.user_role,
+    previousRole: c.previous_role ?? null,
+    extraInfo: c.extra_info ?? null,
+    createdOn: msOf(c.created_on),
+    lastUpdated: msOf(c.last_updated),
+    lastLoginTry: optionalMsOf(c.last_login_try),
+    lastLoginSuccess: optionalMsOf(c.last_login_success),
+    failedLoginTries: c.failed_login_tries,
+    lockedUntil: optionalMsOf(c.locked_until),
+    emailverifySentDatetime: optionalMsOf(c.emailverify_sent_datetime),
+    emailforgotpassSentDatetime: optionalMsOf(c.emailforgotpass_sent_datetime),
+    emailchangepassSentDatetime: optionalMsOf(c.emailchangepass_sent_datetime),
+  };
 }
