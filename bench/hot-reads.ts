@@ -2,8 +2,8 @@
  * The hot reads side by side in one run: requests/s, latency percentiles and the server's CPU per
  * request (from /proc: the server process and its workers, not this load generator) for each action at a
  * fixed concurrency, closed loop, every request freshly sealed by the Node client and every reply checked.
- *   npm run build && npx tsx bench/hot-reads.ts [concurrency=16] [seconds=8] [actions=session-exists,user-check-access,apikey-verify-nosession] [server env]
- * The server env is `NAME=value;NAME=value` (e.g. `AUTHSVC_WORKERS=2` or a `AUTHSVC_RATELIMITS` high enough not to refuse).
+ *   npm run build && npx tsx bench/hot-reads.ts [concurrency=16] [seconds=8] [actions=session-exists,user-check-access,apikey-verify-nosession] [NAME=value ...]
+ * Each `NAME=value` sets the server's environment (e.g. `AUTHSVC_WORKERS=2`, or an `AUTHSVC_RATELIMITS` high enough not to refuse).
  * Actions it knows: session-exists, user-check-access, apikey-verify, apikey-verify-nosession.
  */
 import { createClient } from '../src/client/index.js';
@@ -14,8 +14,8 @@ const concurrency = Number(process.argv[2] ?? 16);
 const seconds = Number(process.argv[3] ?? 8);
 const actions = (process.argv[4] ?? 'session-exists,user-check-access,apikey-verify-nosession').split(',');
 const serverEnv = Object.fromEntries(
-  (process.argv[5] ?? '')
-    .split(';')
+  process.argv
+    .slice(5)
     .filter((pair) => pair.includes('='))
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
