@@ -17,6 +17,27 @@
  * A part not listed here may import nothing of src/ but `protocol/` and `domain/`.
  */
 
+/** Everything the composition root may wire: every part but the cluster and the entry points. */
+const BELOW_APP = [
+  'protocol',
+  'domain',
+  'log',
+  'audit',
+  'metrics',
+  'passwords',
+  'store',
+  'admission',
+  'mail',
+  'policy',
+  'policy/engine',
+  'accounts',
+  'actions',
+  'config',
+  'http',
+  'setup',
+  'package-dir',
+];
+
 /** @type {Record<string, string[]>} part → the parts it may import (besides itself). */
 const ALLOWED = {
   protocol: [],
@@ -63,45 +84,9 @@ const ALLOWED = {
   http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
   setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
   docs: ['protocol', 'domain', 'config', 'actions', 'package-dir'],
-  app: [
-    'protocol',
-    'domain',
-    'log',
-    'audit',
-    'metrics',
-    'passwords',
-    'store',
-    'admission',
-    'mail',
-    'policy',
-    'policy/engine',
-    'accounts',
-    'actions',
-    'config',
-    'http',
-    'setup',
-    'package-dir',
-  ],
-  cluster: [
-    'protocol',
-    'domain',
-    'log',
-    'audit',
-    'metrics',
-    'passwords',
-    'store',
-    'admission',
-    'mail',
-    'policy',
-    'policy/engine',
-    'accounts',
-    'actions',
-    'config',
-    'http',
-    'setup',
-    'app',
-    'package-dir',
-  ],
+  // The composition root wires every part below it; the cluster runs the composition root.
+  app: BELOW_APP,
+  cluster: [...BELOW_APP, 'app'],
 };
 const ENTRY = ['main', 'start', 'serve'];
 
