@@ -17,6 +17,20 @@
  * A part not listed here may import nothing of src/ but `protocol/` and `domain/`.
  */
 
+/** The service layer and what lies below it: what handlers use, and what config decodes options for. */
+const SERVICES = [
+  'protocol',
+  'domain',
+  'log',
+  'audit',
+  'metrics',
+  'passwords',
+  'store',
+  'admission',
+  'mail',
+  'policy/engine',
+];
+
 /** Everything the composition root may wire: every part but the cluster and the entry points. */
 const BELOW_APP = [
   'protocol',
@@ -55,32 +69,9 @@ const ALLOWED = {
   'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir'],
   policy: ['protocol', 'domain', 'log', 'policy/engine', 'policy/authoring', 'package-dir'],
   accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],
-  actions: [
-    'protocol',
-    'domain',
-    'log',
-    'audit',
-    'metrics',
-    'passwords',
-    'store',
-    'admission',
-    'mail',
-    'policy/engine',
-    'accounts',
-  ],
-  config: [
-    'protocol',
-    'domain',
-    'log',
-    'audit',
-    'metrics',
-    'passwords',
-    'store',
-    'admission',
-    'mail',
-    'policy/engine',
-    'package-dir',
-  ],
+  actions: [...SERVICES, 'accounts'],
+  // config decodes the services' options (it may read their types), never the layers above them.
+  config: [...SERVICES, 'package-dir'],
   http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
   setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
   docs: ['protocol', 'domain', 'config', 'actions', 'package-dir'],
