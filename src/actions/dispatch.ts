@@ -6,7 +6,7 @@
 import { failures, UnavailableError } from '../domain/errors.js';
 import type { FailureCode } from '../protocol/index.js';
 import { actionNames, actionSpecs } from '../protocol/index.js';
-import type { ActionInput, ActionName, Problem, RequestId } from '../protocol/index.js';
+import type { ActionInput, ActionName, ActionSpec, Problem, RequestId } from '../protocol/index.js';
 import type { Deps, Meta } from './define.js';
 import { registry } from './registry.js';
 import { compileBody, createAjv } from './validate.js';
@@ -58,8 +58,29 @@ export function failureReply(
 export const unavailableReply = (code: 'db_unavailable' | 'busy', reqid: RequestId): Reply =>
   failureReply(code, [UNAVAILABLE_MESSAGE], reqid);
 
+/** What a failure's reason and message add to the reply's plaintext (the reason is written twice). */
+const failureBytes = (code: FailureCode, message: string): number =>
+  2 * Buffer.byteLength(JSON.stringify(failures[code].reason)) + Buffer.byteLength(JSON.stringify(message));
+
+/**
+ * For the actions declared with `padFailures`: the plaintext size their longest failure needs, so that
+ * a `pad` of spaces brings every other failure to it (the reply size must not tell the reason).
+ */
+function padTargets(): Map<ActionName, number> {
+  const targets = new Map<ActionName, number>();
+  for (const name of actionNames) {
+    const spec: ActionSpec = actionSpecs[name];
+    if (spec.padFailures !== true) continue;
+    const messages: Partial<Record<FailureCode, string>> = registry[name].messages.failures;
+    const sizes = spec.failures.map((code) => failureBytes(code, messages[code] ?? ''));
+    targets.set(name, Math.max(...sizes));
+  }
+  return targets;
+}
+
 export function createDispatcher(deps: Deps): Dispatcher {
   const ajv = createAjv();
+  const padding = padTargets();
   const validators = new Map<ActionName, BodyValidator>(
     actionNames.map((name) => [name, compileBody(ajv, actionSpecs[name].input)]),
   );
@@ -101,7 +122,12 @@ export function createDispatcher(deps: Deps): Dispatcher {
         : result.code === 'db_unavailable' || result.code === 'busy'
           ? UNAVAILABLE_MESSAGE
           : (action.messages.failures[result.code] ?? 'The request failed.');
-    return failureReply(result.code, result.messages ?? [message], meta.reqid, result.items, result.problems);
+    const target = padding.get(name);
+    const items =
+      target === undefined || result.messages !== undefined
+        ? result.items
+        : { ...result.items, pad: ' '.repeat(Math.max(0, target - failureBytes(result.code, message))) };
+    return failureReply(result.code, result.messages ?? [message], meta.reqid, items, result.problems);
   }
 
   return { run };

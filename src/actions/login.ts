@@ -24,7 +24,7 @@ function answer(check: CredentialCheck, deps: Deps, meta: Meta, event: string) {
     deps.audit.record({ event, reqid: meta.reqid, subject: { userId: check.user.userId, ip: meta.clientIp } });
     return ok<Verified>({ user_id: check.user.userId, user_role: check.user.userRole });
   }
-  return fail(check.code, { user_id: check.userId, user_role: null });
+  return fail(check.code, { user_id: null, user_role: null });
 }
 
 const userLogin = defineAction('user-login', {

@@ -77,6 +77,7 @@ function response(name: ActionName): Json {
               ...Object.fromEntries(items.map(([item, schema]) => [item, failureItem(schema)])),
               failure_reason: reason,
               problems: { type: 'array', items: PROBLEM },
+              pad: { type: 'string', pattern: '^ *$' },
             },
             required: ['failure_reason'],
           },

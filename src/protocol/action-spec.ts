@@ -14,6 +14,12 @@ export interface ActionSpec {
   readonly failures: readonly FailureCode[];
   /** The action's items. Extra items are ignored, never refused (no `additionalProperties: false`). */
   readonly input: TObject;
+  /**
+   * Failure replies carry a `pad` item of spaces in `response` that brings every failure of the action to
+   * one plaintext length, so the size of an encrypted reply does not tell which failure it was (password
+   * checks: whether the account exists).
+   */
+  readonly padFailures?: true;
   /** The action's items in `response` (on failure they may be null). */
   readonly output: TObject;
 }

@@ -23,6 +23,8 @@ export interface Problem {
 export interface FailureItems<C extends FailureCode = FailureCode> {
   readonly failure_reason: FailureReason<C>;
   readonly problems?: readonly Problem[];
+  /** Spaces that give every failure of a padded action (the password checks) one reply length. */
+  readonly pad?: string;
 }
 
 /** A reply with `success: true`: the items the declaration fills on success are typed non-null. */

@@ -19,6 +19,7 @@ export const loginActions = {
     changesState: true,
     rate: USER_RATE,
     failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'session_not_found'],
+    padFailures: true,
     input: Type.Object({
       session_token: SessionToken,
       email: Email,
@@ -39,6 +40,7 @@ export const loginActions = {
     changesState: true,
     rate: USER_RATE,
     failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'session_not_found'],
+    padFailures: true,
     input: Type.Object({ session_token: SessionToken, password: Password('the password') }),
     output: Verified,
   },
@@ -47,6 +49,7 @@ export const loginActions = {
     changesState: true,
     rate: USER_RATE,
     failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive'],
+    padFailures: true,
     input: Type.Object({ email: Email, password: Password('the password') }),
     output: Verified,
   },
