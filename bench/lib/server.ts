@@ -16,33 +16,58 @@ export interface BenchServer {
   /** From the spawn to the "listening" line, and as the server measured it. */
   readonly startupMsWall: number;
   readonly startupMsInProcess: number;
-  stop(): Promise<void>;
+  /** From the spawn to the first 200 of GET /health. */
+  readonly healthyMsWall: number;
+  /** Stops the server; the data folder is removed unless `keepBasedir`. */
+  stop(options?: { readonly keepBasedir?: boolean }): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  /** Arguments for node before the script, e.g. `--cpu-prof` (NODE_OPTIONS does not allow it). */
+  readonly nodeArgs?: readonly string[];
+  /** Start on an existing data folder (a restart) with its secret, instead of a fresh one. */
+  readonly reuse?: { readonly basedir: string; readonly secret: string };
+  /** Run src/main.ts through tsx instead of dist/main.js (tests: no build needed; slower start, more memory). */
+  readonly fromSource?: boolean;
 }
 
 /** Starts `node dist/main.js` (run `npm run build` first) with SQLite in a temporary folder unless `env` says otherwise. */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const basedir = mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
-  const secret = generateFernetKey();
+export async function startBenchServer(
+  env: Record<string, string> = {},
+  options: BenchServerOptions = {},
+): Promise<BenchServer> {
+  const basedir = options.reuse?.basedir ?? mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
+  const secret = options.reuse?.secret ?? generateFernetKey();
   const port = 20000 + Math.floor(Math.random() * 20000);
   const started = performance.now();
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [join(PKG_DIR, 'dist', 'main.js')], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      AUTHSVC_SECRET: secret,
-      AUTHSVC_PIISALT: 'bench-salt-bench',
-      AUTHSVC_AUTHDB: 'sqlite:///bench.sqlite',
-      AUTHSVC_BASEDIR: basedir,
-      AUTHSVC_PORT: String(port),
-      AUTHSVC_WORKERS: '1',
-      AUTHSVC_PWNEDURL: 'none',
-      AUTHSVC_SERVERNAME: 'bench.example',
-      AUTHSVC_ADMIN_PASSWORD: 'bench-password-1234',
-      // Benches measure the work of each action; limits are asked for explicitly (env).
-      AUTHSVC_RATELIMITS: 'none',
-      AUTHSVC_LOGINBACKOFF: 'none',
-      ...env,
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      ...(options.fromSource === true
+        ? ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'main.ts')]
+        : [join(PKG_DIR, 'dist', 'main.js')]),
+    ],
+    {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        AUTHSVC_SECRET: secret,
+        AUTHSVC_PIISALT: 'bench-salt-bench',
+        AUTHSVC_AUTHDB: 'sqlite:///bench.sqlite',
+        AUTHSVC_BASEDIR: basedir,
+        AUTHSVC_PORT: String(port),
+        AUTHSVC_WORKERS: '1',
+        AUTHSVC_PWNEDURL: 'none',
+        AUTHSVC_SERVERNAME: 'bench.example',
+        AUTHSVC_ADMIN_EMAIL: BENCH_ADMIN.email,
+        AUTHSVC_ADMIN_PASSWORD: BENCH_ADMIN.password,
+        // Benches measure the work of each action; limits are asked for explicitly (env).
+        AUTHSVC_RATELIMITS: 'none',
+        AUTHSVC_LOGINBACKOFF: 'none',
+        ...env,
+      },
     },
-  });
+  );
   child.stderr.pipe(process.stderr);
   const inProcess = await new Promise<number>((resolve, reject) => {
     let buffered = '';
@@ -57,24 +82,63 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   });
   const startupMsWall = Math.round(performance.now() - started);
   child.stdout.resume();
+  const url = `http://127.0.0.1:${port}/`;
+  await waitHealthy(url);
+  const healthyMsWall = Math.round(performance.now() - started);
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url,
     secret,
     basedir,
     pid: child.pid ?? 0,
     startupMsWall,
     startupMsInProcess: inProcess,
-    async stop() {
+    healthyMsWall,
+    async stop(stopOptions = {}) {
+      const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
-      await new Promise((resolve) => child.on('exit', resolve));
-      rmSync(basedir, { recursive: true, force: true });
+      await exited;
+      if (stopOptions.keepBasedir !== true) rmSync(basedir, { recursive: true, force: true });
     },
   };
+}
+
+/** The administrator every bench server is set up with (first start), so logins can be driven through the protocol. */
+export const BENCH_ADMIN = { email: 'admin@bench.example', password: 'bench-password-1234' } as const;
+
+/** Resolves at the first 200 of GET /health (polled every 10 ms, for at most 30 s). */
+async function waitHealthy(url: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const reply = await fetch(new URL('health', url));
+      await reply.arrayBuffer();
+      if (reply.status === 200) return;
+    } catch {
+      // not accepting yet
+    }
+    if (performance.now() > deadline) throw new Error(`${url}health did not answer 200 within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** The p-th percentile (0…1) of sorted latencies, in ms with two decimals. */
 export function percentile(sorted: readonly number[], p: number): string {
   return (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0).toFixed(2);
+}
+
+/** The process and its descendants that are still running (Linux /proc). */
+export function processTree(rootPid: number): number[] {
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${rootPid}/task/${rootPid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    children = [];
+  }
+  return [rootPid, ...children.flatMap(processTree)];
 }
 
 /**
@@ -83,13 +147,6 @@ export function percentile(sorted: readonly number[], p: number): string {
  */
 export function processTreeCpuSeconds(rootPid: number): number {
   const ticks = 100; // USER_HZ on Linux
-  const children = (pid: number): number[] => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  };
   const own = (pid: number): number => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -99,6 +156,17 @@ export function processTreeCpuSeconds(rootPid: number): number {
       return 0;
     }
   };
-  const walk = (pid: number): number => own(pid) + children(pid).reduce((sum, c) => sum + walk(c), 0);
-  return walk(rootPid);
+  return processTree(rootPid).reduce((sum, pid) => sum + own(pid), 0);
+}
+
+/** Resident memory in MB of each process of the tree (the root first), from /proc/<pid>/status VmRSS. */
+export function processTreeRssMb(rootPid: number): number[] {
+  return processTree(rootPid).map((pid) => {
+    try {
+      const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      return Math.round(Number(kb ?? 0) / 1024);
+    } catch {
+      return 0;
+    }
+  });
 }

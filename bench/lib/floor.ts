@@ -1,0 +1,55 @@
+/** Runs bench/baseline.ts (the floor) as plain JavaScript in its own process, so /proc measures only it. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { PKG_DIR } from '../../src/package-dir.js';
+import { generateFernetKey } from '../../src/protocol/index.js';
+
+export interface FloorServer {
+  readonly url: string;
+  readonly secret: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Type-strips baseline.ts into a temporary .mjs (no TypeScript loader stays in the measured process:
+ * it would add memory and threads the floor does not need) and starts it with `nodeArgs`.
+ */
+export async function startFloor(nodeArgs: readonly string[] = []): Promise<FloorServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'authsvc-floor-'));
+  const source = readFileSync(join(PKG_DIR, 'bench', 'baseline.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const script = join(dir, 'baseline.mjs');
+  writeFileSync(script, outputText);
+  const secret = generateFernetKey();
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env: { PATH: process.env['PATH'] ?? '', AUTHSVC_BENCH_SECRET: secret, AUTHSVC_BENCH_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /"listening":(\d+)/.exec(buffered);
+      if (match !== null) resolve(Number(match[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`the floor server exited ${String(code)}`)));
+  });
+  child.stdout.resume();
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    secret,
+    pid: child.pid ?? 0,
+    async stop() {
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

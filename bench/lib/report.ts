@@ -1,0 +1,180 @@
+/** What a bench run found, as JSON (bench/results/latest.json) and as Markdown tables (latest.md, stdout). */
+import type { BenchAction } from './actions.js';
+import type { BenchDatabase } from './databases.js';
+import type { HashLimit } from './hash-limit.js';
+import type { Point } from './measure.js';
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly node: string;
+  readonly os: string;
+  readonly date: string;
+  /** 1-minute load average when the run began: other work on the machine skews every figure. */
+  readonly loadavg_at_start: number;
+}
+
+export interface Startup {
+  /** First start on an empty database (migrations, the administrator's password hashed), spawn → GET /health 200. */
+  readonly first_start_ms: number;
+  /** A restart on that database: spawn → "listening" line, → GET /health 200, and as the server measured itself. */
+  readonly restart_listening_ms: number;
+  readonly restart_healthy_ms: number;
+  readonly restart_in_process_ms: number;
+}
+
+/** RSS in MB of each server process, the first being the process started (the primary with workers). */
+export interface Memory {
+  readonly first_start_idle_mb: readonly number[];
+  readonly idle_mb: readonly number[];
+  readonly after_mb?: readonly number[];
+}
+
+export interface ActionPoint extends Point {
+  readonly action: BenchAction;
+  /** server_cpu_us ÷ the floor's at the same concurrency. */
+  readonly floor_ratio: number | null;
+  /** For password checks: requests/s ÷ the hash limit. */
+  readonly hash_share: number | null;
+}
+
+export interface ServerRun {
+  readonly database: BenchDatabase;
+  readonly workers: number;
+  readonly startup: Startup;
+  readonly memory: Memory;
+  readonly points: readonly ActionPoint[];
+}
+
+export interface BenchResults {
+  readonly machine: Machine;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly hash_limit: HashLimit;
+  readonly floor: { readonly memory: Memory; readonly points: readonly Point[] };
+  readonly runs: readonly ServerRun[];
+  /** Servers only started (no load): start-up and idle memory. */
+  readonly footprint: readonly Omit<ServerRun, 'points'>[];
+  readonly profiles: readonly string[];
+}
+
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** "113 MB" for one process; "412 MB (primary 60 + 4 × 88)" for a cluster. */
+export function rss(values: readonly number[] | undefined): string {
+  if (values === undefined || values.length === 0) return '—';
+  if (values.length === 1) return `${values[0] ?? 0} MB`;
+  const [primary = 0, ...workers] = values;
+  return `${sum(values)} MB (primary ${primary} + workers ${workers.join(' + ')})`;
+}
+
+const row = (cells: readonly (string | number)[]): string => `| ${cells.join(' | ')} |`;
+const pct = (share: number | null): string => (share === null ? '' : `${Math.round(share * 100)} %`);
+const ratio = (value: number | null): string => (value === null ? '' : `${value.toFixed(2)}×`);
+
+function pointsTable(points: readonly ActionPoint[]): string[] {
+  return [
+    row([
+      'action',
+      'clients',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'max ms',
+      'errors',
+      'server CPU µs/req',
+      '× floor',
+      'hash limit',
+      'client CPU µs/req',
+    ]),
+    row(Array.from({ length: 12 }, (_, i) => (i === 0 ? '---' : '---:'))),
+    ...points.map((p) =>
+      row([
+        p.action,
+        p.concurrency,
+        p.rps,
+        p.p50_ms,
+        p.p90_ms,
+        p.p99_ms,
+        p.max_ms,
+        p.errors,
+        p.server_cpu_us,
+        ratio(p.floor_ratio),
+        pct(p.hash_share),
+        p.client_cpu_us,
+      ]),
+    ),
+  ];
+}
+
+function startupLine(run: Omit<ServerRun, 'points'>): string {
+  const s = run.startup;
+  return (
+    `start-up to healthy: first start ${s.first_start_ms} ms, restart ${s.restart_healthy_ms} ms ` +
+    `(listening at ${s.restart_listening_ms} ms, ${s.restart_in_process_ms} ms in process)`
+  );
+}
+
+export function markdown(results: BenchResults): string {
+  const m = results.machine;
+  const h = results.hash_limit;
+  const lines = [
+    `# authsvc bench — ${m.date}`,
+    '',
+    `Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.os}; load average ${m.loadavg_at_start} at start.`,
+    `Settings: ${Object.entries(results.settings)
+      .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(',') : String(v)}`)
+      .join('; ')}.`,
+    `Hash limit: one ${h.passhash} verify takes ${h.verifyCpuMs.toFixed(1)} ms of CPU → ` +
+      `${h.cores} cores ÷ ${h.verifyCpuMs.toFixed(1)} ms = ${Math.round(h.perSecond)} password checks/s.`,
+    '',
+    '## Floor (bare node:http + Fernet in, fixed reply out)',
+    '',
+    row([
+      'clients',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'max ms',
+      'errors',
+      'server CPU µs/req',
+      'client CPU µs/req',
+    ]),
+    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...results.floor.points.map((p) =>
+      row([p.concurrency, p.rps, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms, p.errors, p.server_cpu_us, p.client_cpu_us]),
+    ),
+    '',
+    `RSS: ${rss(results.floor.memory.idle_mb)} idle, ${rss(results.floor.memory.after_mb)} after.`,
+  ];
+  for (const run of results.runs) {
+    lines.push(
+      '',
+      `## ${run.database}, --workers ${run.workers}`,
+      '',
+      ...pointsTable(run.points),
+      '',
+      `${startupLine(run)}.`,
+      `RSS: ${rss(run.memory.idle_mb)} idle after a restart, ${rss(run.memory.after_mb)} after the bench ` +
+        `(${rss(run.memory.first_start_idle_mb)} idle after the first start).`,
+    );
+  }
+  if (results.footprint.length > 0) {
+    lines.push('', '## Start-up and memory only (no load)', '');
+    for (const run of results.footprint) {
+      lines.push(
+        `- ${run.database}, --workers ${run.workers}: ${startupLine(run)}; ` +
+          `RSS ${rss(run.memory.idle_mb)} idle after a restart, ${rss(run.memory.first_start_idle_mb)} after the first start.`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    'user-login: every login needs a fresh session, so its CPU per request includes one session-new; ' +
+      'its latency is the login alone. "hash limit" is req/s ÷ the hash limit above.',
+  );
+  if (results.profiles.length > 0)
+    lines.push(`CPU profiles (figures inflated by the profiler): ${results.profiles.length} files in profiles/.`);
+  return `${lines.join('\n')}\n`;
+}
