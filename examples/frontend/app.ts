@@ -1,0 +1,581 @@
+/**
+ * The example frontend: a Koa app rendering HTML on the server, which keeps no user data of its own.
+ * Every account operation is one authsvc action through the typed client; the browser holds only
+ * the session token, in an HttpOnly cookie.
+ */
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import type { ActionInput, AuthsvcClient } from 'authsvc/client';
+import { AuthsvcError, failureCodeOf } from 'authsvc/client';
+import { field, form, html, page, STYLE } from './html.js';
+import type { Html } from './html.js';
+import { csrfToken, csrfValid, mailCode, mailCodeValid, normaliseEmail } from './tokens.js';
+
+export interface FrontendOptions {
+  readonly authsvc: AuthsvcClient;
+  /** The frontend's own secret: CSRF tokens and mailed codes (never sent to authsvc). */
+  readonly key: Buffer;
+  /** Where browsers reach this frontend, for the links in mails, e.g. http://127.0.0.1:8080 */
+  readonly baseUrl: string;
+  /** Served over TLS: the cookie is then `__Host-session` and `Secure`. */
+  readonly tls: boolean;
+  readonly serverName?: string;
+  readonly now?: () => number;
+}
+
+interface Visitor {
+  readonly token: string;
+  readonly userId: number;
+  readonly role: string;
+  readonly email: string;
+  readonly fullName: string;
+  readonly loggedIn: boolean;
+}
+
+interface State {
+  visitor: Visitor;
+  form: Record<string, string>;
+}
+
+type Ctx = Koa.ParameterizedContext<State>;
+
+/** How long the mailed codes stay valid. */
+const CODE_SECONDS = 15 * 60;
+/** Forms are small; a larger body is refused before it is read whole. */
+const MAX_FORM_BYTES = 16 * 1024;
+const ANONYMOUS_ID = 2;
+
+/** The end user's address as authsvc expects it: an IPv4-mapped IPv6 address is given as IPv4. */
+const clientIpOf = (ctx: Ctx): string => ctx.ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+
+async function readForm(ctx: Ctx): Promise<Record<string, string>> {
+  if (!ctx.is('application/x-www-form-urlencoded')) ctx.throw(415, 'forms only');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) ctx.throw(413, 'form too large');
+    chunks.push(chunk);
+  }
+  return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+}
+
+export function createFrontend(options: FrontendOptions): Koa<State> {
+  const { authsvc, key } = options;
+  const now = options.now ?? Date.now;
+  const serverName = options.serverName ?? 'authsvc example frontend';
+  const cookieName = options.tls ? '__Host-session' : 'session';
+  const app = new Koa<State>();
+  const router = new Router<State>();
+
+  const call: AuthsvcClient['request'] = (action, body, opts) => authsvc.request(action, body, opts);
+  const ipOpts = (ctx: Ctx): { clientIp: string } => ({ clientIp: clientIpOf(ctx) });
+
+  function setSessionCookie(ctx: Ctx, token: string | null): void {
+    // HttpOnly: scripts never read the token. SameSite=Lax: other sites' forms do not carry it (the CSRF
+    // token is the main defence, this a second one). Over TLS the __Host- prefix makes the browser
+    // insist on Secure, Path=/ and no Domain, so a sibling subdomain cannot plant a session cookie.
+    ctx.cookies.set(cookieName, token ?? '', {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: options.tls,
+      path: '/',
+      overwrite: true,
+      ...(token === null ? { maxAge: 0 } : {}),
+    });
+  }
+
+  async function newSession(ctx: Ctx, userId: number | null): Promise<string> {
+    const reply = await call(
+      'session-new',
+      {
+        ip_address: clientIpOf(ctx),
+        user_agent: ctx.get('user-agent').slice(0, 1024) || 'unknown',
+        user_id: userId,
+        expires: 7,
+        extra_info_json: {},
+      },
+      ipOpts(ctx),
+    );
+    if (!reply.success) throw new Error(`session-new failed: ${reply.failure_reason}`);
+    setSessionCookie(ctx, reply.response.session_token);
+    return reply.response.session_token;
+  }
+
+  const render = (ctx: Ctx, title: string, body: Html, status = 200): void => {
+    const v = ctx.state.visitor;
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = page(title, v.loggedIn ? { email: v.email, role: v.role } : null, csrfToken(key, v.token), body);
+  };
+  const csrf = (ctx: Ctx): string => csrfToken(key, ctx.state.visitor.token);
+  const notice = (text: string): Html => html`<p class="message">${text}</p>`;
+  const problem = (messages: readonly string[]): Html => html`<p class="error">${messages.join(' ')}</p>`;
+
+  // Security headers on every page: no scripts, no framing, no referrer leaking a URL.
+  app.use(async (ctx, next) => {
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
+    );
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cache-Control', 'no-store');
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof AuthsvcError) {
+        // authsvc's own outcomes are replies; an exception is a transport problem worth logging.
+        console.error(`authsvc: ${error.kind}: ${error.message}`);
+        ctx.status = 503;
+        ctx.type = 'text';
+        ctx.body = 'The authentication service is unavailable. Please try again later.';
+        return;
+      }
+      throw error;
+    }
+  });
+
+  router.get('/style.css', (ctx) => {
+    ctx.type = 'css';
+    ctx.body = STYLE;
+  });
+
+  // The session: every visitor has one (an anonymous one until login), since authsvc's sign-up and
+  // password mails need a session and the CSRF tokens are tied to it.
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/style.css') {
+      await next();
+      return;
+    }
+    const presented = ctx.cookies.get(cookieName);
+    let visitor: Visitor | null = null;
+    if (presented !== undefined && presented !== '') {
+      const found = await call('session-exists', { session_token: presented }, ipOpts(ctx));
+      if (found.success) {
+        const info = found.response.session_info;
+        visitor = {
+          token: presented,
+          userId: info.user_id,
+          role: info.user_role,
+          email: info.email,
+          fullName: info.full_name ?? '',
+          loggedIn: info.user_id !== ANONYMOUS_ID,
+        };
+      }
+    }
+    visitor ??= {
+      token: await newSession(ctx, null),
+      userId: ANONYMOUS_ID,
+      role: 'anonymous',
+      email: '',
+      fullName: '',
+      loggedIn: false,
+    };
+    ctx.state.visitor = visitor;
+    ctx.state.form = {};
+    if (ctx.method === 'POST') {
+      ctx.state.form = await readForm(ctx);
+      if (!csrfValid(key, visitor.token, ctx.state.form['_csrf'])) {
+        render(
+          ctx,
+          'Form expired',
+          html`<p class="error">This form has expired. Please go back, reload and try again.</p>`,
+          403,
+        );
+        return;
+      }
+    }
+    await next();
+  });
+
+  const requireLogin = async (ctx: Ctx, next: Koa.Next): Promise<void> => {
+    if (!ctx.state.visitor.loggedIn) return ctx.redirect('/login');
+    await next();
+  };
+
+  router.get('/', (ctx) => {
+    const v = ctx.state.visitor;
+    render(
+      ctx,
+      'Welcome',
+      v.loggedIn
+        ? html`<p id="welcome">You are logged in as ${v.fullName || v.email} with the role ${v.role}.</p>`
+        : html`<p id="welcome">
+            You are not logged in. <a href="/signup">Sign up</a> or <a href="/login">log in</a>.
+          </p>`,
+    );
+  });
+
+  // --- sign-up and email verification ---------------------------------------------------------------
+  const signupForm = (ctx: Ctx, extra: Html = html``): void =>
+    render(
+      ctx,
+      'Sign up',
+      html`${extra}${form(
+        '/signup',
+        csrf(ctx),
+        'signup-form',
+        html`${field('full_name', 'Full name')}${field('email', 'Email', 'email')}${field('password', 'Password', 'password')}`,
+        'Sign up',
+      )}`,
+    );
+  router.get('/signup', (ctx) => signupForm(ctx));
+  router.post('/signup', async (ctx) => {
+    const f = ctx.state.form;
+    const email = f['email'] ?? '';
+    const created = await call(
+      'user-new',
+      { full_name: f['full_name'] ?? '', email, password: f['password'] ?? '' },
+      ipOpts(ctx),
+    );
+    // "user exists" gets the same page as a success: a visitor never learns whether an address has an account.
+    if (!created.success && failureCodeOf(created.failure_reason) !== 'user_exists')
+      return signupForm(ctx, problem(created.messages));
+    if (created.success && created.response.send_verification) {
+      const sent = await call(
+        'user-sendemail-signup',
+        {
+          email_address: email,
+          session_token: ctx.state.visitor.token,
+          server_name: serverName,
+          server_baseurl: options.baseUrl,
+          verification_token: mailCode(key, 'verify-email', email, now() + CODE_SECONDS * 1000),
+          verification_expiry: CODE_SECONDS,
+          created_info: created.response,
+          account_verify_url: '/verify',
+        },
+        ipOpts(ctx),
+      );
+      // The reason is for the operator's log, never for the page.
+      if (!sent.success) console.error(`user-sendemail-signup: ${sent.failure_reason}`);
+    }
+    render(ctx, 'Check your mail', notice('User account created. Please verify your email address to log in.'));
+  });
+
+  const verifyForm = (ctx: Ctx, extra: Html = html``): void =>
+    render(
+      ctx,
+      'Verify your email',
+      html`${extra}${form(
+        '/verify',
+        csrf(ctx),
+        'verify-form',
+        html`${field('email', 'Email', 'email')}${field('code', 'Code from the mail')}`,
+        'Verify',
+      )}`,
+    );
+  router.get('/verify', (ctx) => verifyForm(ctx));
+  router.post('/verify', async (ctx) => {
+    const email = ctx.state.form['email'] ?? '';
+    if (!mailCodeValid(key, 'verify-email', email, ctx.state.form['code'] ?? '', now()))
+      return verifyForm(ctx, problem(['That code is not valid for this address, or has expired.']));
+    const verified = await call('user-set-emailverified', { email: normaliseEmail(email) }, ipOpts(ctx));
+    if (!verified.success) return verifyForm(ctx, problem(verified.messages));
+    render(
+      ctx,
+      'Email verified',
+      html`<p class="message" id="verified">Your email address is verified. <a href="/login">Log in</a>.</p>`,
+    );
+  });
+
+  // --- login and logout ---------------------------------------------------------------------------------
+  const loginForm = (ctx: Ctx, extra: Html = html``): void =>
+    render(
+      ctx,
+      'Log in',
+      html`${extra}${form(
+        '/login',
+        csrf(ctx),
+        'login-form',
+        html`${field('email', 'Email', 'email')}${field('password', 'Password', 'password')}`,
+        'Log in',
+      )}`,
+    );
+  router.get('/login', (ctx) => loginForm(ctx));
+  router.post('/login', async (ctx) => {
+    const f = ctx.state.form;
+    const login = await call(
+      'user-login',
+      { session_token: ctx.state.visitor.token, email: f['email'] ?? '', password: f['password'] ?? '' },
+      ipOpts(ctx),
+    );
+    // authsvc deleted the presented session either way; a failure starts a new anonymous one, and
+    // a success a session of the user: a new token at login, so a token planted before cannot ride it.
+    if (!login.success) {
+      const token = await newSession(ctx, null);
+      ctx.state.visitor = { ...ctx.state.visitor, token };
+      return loginForm(ctx, problem(login.messages));
+    }
+    await newSession(ctx, login.response.user_id);
+    ctx.redirect('/');
+  });
+
+  router.post('/logout', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    await call('user-logout', { session_token: v.token, user_id: v.userId }, ipOpts(ctx));
+    setSessionCookie(ctx, null);
+    ctx.redirect('/');
+  });
+
+  // --- a page that depends on the policy -------------------------------------------------------------------
+  router.get('/datasets', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const datasets = [
+      { name: 'Public star catalogue', owner: 1, visibility: 'public', sharedwith: '' },
+      { name: 'Administrator’s private notes', owner: 1, visibility: 'private', sharedwith: '' },
+      { name: 'Your own notebook', owner: v.userId, visibility: 'private', sharedwith: '' },
+      { name: 'Survey shared with you', owner: 1, visibility: 'shared', sharedwith: String(v.userId) },
+    ];
+    const items = await Promise.all(
+      datasets.map(async (d, i) => {
+        const access = await call(
+          'user-check-access',
+          {
+            user_id: v.userId,
+            user_role: v.role,
+            action: 'view',
+            target_name: 'dataset',
+            target_owner: d.owner,
+            target_visibility: d.visibility,
+            target_sharedwith: d.sharedwith,
+          },
+          ipOpts(ctx),
+        );
+        return access.success
+          ? html`<li class="granted" id="dataset-${i}">
+              <strong>${d.name}</strong> (${d.visibility}): the content, shown because you may view it
+              (${access.response.relation}).
+            </li>`
+          : html`<li class="denied" id="dataset-${i}">
+              <strong>${d.name}</strong> (${d.visibility}): hidden, you may not view it.
+            </li>`;
+      }),
+    );
+    render(
+      ctx,
+      'Datasets',
+      html`<p>Each item is shown only when authsvc's <code>user-check-access</code> allows you to view it.</p>
+        <ul id="datasets">
+          ${items}
+        </ul>`,
+    );
+  });
+
+  // --- password change, forgotten password --------------------------------------------------------------------
+  const passwordForm = (ctx: Ctx, extra: Html = html``): void =>
+    render(
+      ctx,
+      'Change password',
+      html`${extra}${form(
+        '/password',
+        csrf(ctx),
+        'password-form',
+        html`${field('current_password', 'Current password', 'password')}${field('new_password', 'New password', 'password')}`,
+        'Change password',
+      )}`,
+    );
+  router.get('/password', requireLogin, (ctx) => passwordForm(ctx));
+  router.post('/password', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const changed = await call(
+      'user-changepass',
+      {
+        user_id: v.userId,
+        session_token: v.token,
+        full_name: v.fullName,
+        email: v.email,
+        current_password: ctx.state.form['current_password'] ?? '',
+        new_password: ctx.state.form['new_password'] ?? '',
+      },
+      ipOpts(ctx),
+    );
+    if (!changed.success) return passwordForm(ctx, problem(changed.messages));
+    passwordForm(ctx, html`<p class="message" id="changed">Your password was changed.</p>`);
+  });
+
+  const forgotForm = (ctx: Ctx): void =>
+    render(
+      ctx,
+      'Forgot password',
+      form('/forgot', csrf(ctx), 'forgot-form', field('email', 'Email', 'email'), 'Send me a code'),
+    );
+  router.get('/forgot', forgotForm);
+  router.post('/forgot', async (ctx) => {
+    const email = ctx.state.form['email'] ?? '';
+    const sent = await call(
+      'user-sendemail-forgotpass',
+      {
+        email_address: email,
+        session_token: ctx.state.visitor.token,
+        server_name: serverName,
+        server_baseurl: options.baseUrl,
+        verification_token: mailCode(key, 'reset-password', email, now() + CODE_SECONDS * 1000),
+        verification_expiry: CODE_SECONDS,
+        password_forgot_url: '/reset',
+      },
+      ipOpts(ctx),
+    );
+    if (!sent.success) console.error(`user-sendemail-forgotpass: ${sent.failure_reason}`);
+    // The same answer whether or not the address has an account.
+    render(
+      ctx,
+      'Check your mail',
+      html`${notice(sent.messages.join(' '))}
+        <p><a href="/reset">Enter the code</a></p>`,
+    );
+  });
+
+  const resetForm = (ctx: Ctx, extra: Html = html``): void =>
+    render(
+      ctx,
+      'Reset password',
+      html`${extra}${form(
+        '/reset',
+        csrf(ctx),
+        'reset-form',
+        html`${field('email', 'Email', 'email')}${field('code', 'Code from the mail')}${field('new_password', 'New password', 'password')}`,
+        'Reset password',
+      )}`,
+    );
+  router.get('/reset', (ctx) => resetForm(ctx));
+  router.post('/reset', async (ctx) => {
+    const f = ctx.state.form;
+    const email = f['email'] ?? '';
+    // authsvc trusts the frontend to have checked the mailed code: this check is the reset's security.
+    if (!mailCodeValid(key, 'reset-password', email, f['code'] ?? '', now()))
+      return resetForm(ctx, problem(['That code is not valid for this address, or has expired.']));
+    const reset = await call(
+      'user-resetpass',
+      {
+        email_address: normaliseEmail(email),
+        new_password: f['new_password'] ?? '',
+        session_token: ctx.state.visitor.token,
+      },
+      ipOpts(ctx),
+    );
+    if (!reset.success) return resetForm(ctx, problem(reset.messages));
+    render(
+      ctx,
+      'Password reset',
+      html`<p class="message" id="reset-done">Your password was reset. <a href="/login">Log in</a>.</p>`,
+    );
+  });
+
+  // --- API keys (no-session keys with a refresh token) -------------------------------------------------------
+  const keyForms = (ctx: Ctx, apikey: string, refreshToken: string): Html =>
+    html`<h2>Your key</h2>
+      <textarea id="apikey" readonly rows="6">${apikey}</textarea>
+      <p>Refresh token: <code id="refresh-token">${refreshToken}</code></p>
+      ${form(
+        '/apikeys/verify',
+        csrf(ctx),
+        'verify-key-form',
+        html`<input type="hidden" name="apikey" value="${apikey}" /><input
+            type="hidden"
+            name="refresh_token"
+            value="${refreshToken}"
+          />`,
+        'Verify this key',
+      )}
+      ${form(
+        '/apikeys/refresh',
+        csrf(ctx),
+        'refresh-key-form',
+        html`<input type="hidden" name="apikey" value="${apikey}" /><input
+            type="hidden"
+            name="refresh_token"
+            value="${refreshToken}"
+          />`,
+        'Refresh this key',
+      )}`;
+  const apikeyPage = (ctx: Ctx, extra: Html = html``): void =>
+    render(
+      ctx,
+      'API keys',
+      html`<p>
+          A key for scripts calling your API: it names you, your role and this address, and lasts an hour; its refresh
+          token (a day) exchanges it for a new one.
+        </p>
+        ${form('/apikeys/new', csrf(ctx), 'new-key-form', html``, 'Issue a new key')}${extra}`,
+    );
+  const lifetimes = { expires_seconds: 3600, not_valid_before: 0, refresh_expires: 86_400, refresh_nbf: 0 };
+  /** The key dict, as the verify and refresh actions take it (JSON.parse gives JSON values only). */
+  type KeyDict = ActionInput<'apikey-verify-nosession'>['apikey_dict'];
+  const parseKey = (text: string): KeyDict | null => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as KeyDict) : null;
+    } catch {
+      return null;
+    }
+  };
+
+  router.get('/apikeys', requireLogin, (ctx) => apikeyPage(ctx));
+  router.post('/apikeys/new', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const issued = await call(
+      'apikey-new-nosession',
+      {
+        issuer: 'authsvc-example-frontend',
+        audience: 'example-api',
+        subject: ['/api/datasets'],
+        apiversion: 1,
+        user_id: v.userId,
+        user_role: v.role,
+        ip_address: clientIpOf(ctx),
+        ...lifetimes,
+      },
+      ipOpts(ctx),
+    );
+    if (!issued.success) return apikeyPage(ctx, problem(issued.messages));
+    apikeyPage(
+      ctx,
+      html`<p class="message" id="issued">${issued.messages.join(' ')}</p>
+        ${keyForms(ctx, issued.response.apikey, issued.response.refresh_token)}`,
+    );
+  });
+  router.post('/apikeys/verify', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const apikey = ctx.state.form['apikey'] ?? '';
+    const dict = parseKey(apikey);
+    if (dict === null) return apikeyPage(ctx, problem(['That is not an API key.']));
+    const verified = await call(
+      'apikey-verify-nosession',
+      { apikey_dict: dict, user_id: v.userId, user_role: v.role },
+      ipOpts(ctx),
+    );
+    apikeyPage(
+      ctx,
+      html`<p class="${verified.success ? 'message' : 'error'}" id="verify-result">${verified.messages.join(' ')}</p>
+        ${keyForms(ctx, apikey, ctx.state.form['refresh_token'] ?? '')}`,
+    );
+  });
+  router.post('/apikeys/refresh', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const dict = parseKey(ctx.state.form['apikey'] ?? '');
+    if (dict === null) return apikeyPage(ctx, problem(['That is not an API key.']));
+    const refreshed = await call(
+      'apikey-refresh-nosession',
+      {
+        apikey_dict: dict,
+        user_id: v.userId,
+        user_role: v.role,
+        refresh_token: ctx.state.form['refresh_token'] ?? '',
+        ip_address: clientIpOf(ctx),
+        ...lifetimes,
+      },
+      ipOpts(ctx),
+    );
+    if (!refreshed.success) return apikeyPage(ctx, problem(refreshed.messages));
+    apikeyPage(
+      ctx,
+      html`<p class="message" id="refreshed">${refreshed.messages.join(' ')}</p>
+        ${keyForms(ctx, refreshed.response.apikey, refreshed.response.refresh_token)}`,
+    );
+  });
+
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
