@@ -1,0 +1,290 @@
+/**
+ * examples/frontend, driven in a real browser: authsvc and the example run as processes of their own,
+ * and headless Chromium (Debian's, through puppeteer-core; never a downloaded browser) signs up, reads
+ * the verification mail from the example's mail sink, verifies, logs in, sees a page that depends on
+ * user-check-access, issues, verifies and refreshes an API key, changes and resets the password and
+ * logs out. Screenshots of the main pages go to the git-ignored `.test-output/frontend/`.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import puppeteer from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
+import { PKG_DIR } from '../../src/package-dir.js';
+import { generateFernetKey } from '../../src/protocol/index.js';
+import { startAuthsvc } from '../cli/spawn.js';
+import type { Started } from '../cli/spawn.js';
+import { selfSignedCertificate } from '../mail/smtp-sink.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const IN_CI = process.env['CI'] === 'true';
+const SHOTS = join(PKG_DIR, '.test-output', 'frontend');
+// Outside CI a machine without Chromium skips with one line; in CI the test runs and fails on its absence.
+const skip =
+  !IN_CI && !existsSync(CHROMIUM)
+    ? `${CHROMIUM} is absent (apt-get install chromium), the browser test did not run`
+    : false;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** authsvc as a process of its own, on a fresh SQLite database in `work`, mailing through `smtpPort`. */
+function startServer(work: string, secret: string, smtpPort: number): Promise<Started> {
+  return startAuthsvc(['--port=0'], {
+    cwd: work,
+    env: {
+      AUTHSVC_SECRET: secret,
+      AUTHSVC_PIISALT: 'frontend-example-salt',
+      AUTHSVC_AUTHDB: 'sqlite:///authsvc.sqlite',
+      AUTHSVC_BASEDIR: work,
+      AUTHSVC_WORKERS: '1',
+      AUTHSVC_EMAILSERVER: '127.0.0.1',
+      AUTHSVC_EMAILPORT: String(smtpPort),
+      // No internet here: the compromised-password lookup would only wait for its timeout.
+      AUTHSVC_PWNEDURL: 'none',
+    },
+  });
+}
+
+interface Example {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly sinkUrl: string;
+  readonly output: () => string;
+}
+
+/** Runs `npx tsx examples/frontend/main.ts` as its README says, and waits for both of its URLs. */
+function startExample(env: Record<string, string>): Promise<Example> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join('examples', 'frontend', 'main.ts')], {
+    cwd: PKG_DIR,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the example did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const url = /example frontend: (\S+)/.exec(output)?.[1];
+      const sinkUrl = /mails shown at (\S+)/.exec(output)?.[1];
+      if (url !== undefined && (sinkUrl !== undefined || env['FRONTEND_MAIL_SINK'] === 'off')) {
+        clearTimeout(timer);
+        resolve({ child, url, sinkUrl: sinkUrl ?? '', output: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the example exited with ${String(code)}:\n${output}`));
+    });
+  });
+}
+
+interface SinkMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** Waits for a mail to `to` whose subject contains `subject`, and returns its code. */
+async function mailedCode(sinkUrl: string, to: string, subject: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const mails = (await (await fetch(new URL('mails.json', sinkUrl))).json()) as SinkMail[];
+    const mail = mails.find((m) => m.to === to && m.subject.includes(subject));
+    if (mail !== undefined) {
+      const code = /Please enter this code:\s+(\S+)/.exec(mail.text)?.[1];
+      assert.ok(code !== undefined, mail.text);
+      return code;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no mail "${subject}" for ${to}`);
+}
+
+describe('examples/frontend in headless Chromium', { skip }, () => {
+  let work: string;
+  let authsvc: Started | undefined;
+  let example: Example | undefined;
+  let browser: Browser | undefined;
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is required in CI (.ci/run installs Debian's chromium)`);
+    work = mkdtempSync(join(tmpdir(), 'authsvc-frontend-'));
+    mkdirSync(SHOTS, { recursive: true });
+    const secret = generateFernetKey();
+    const smtpPort = await freePort();
+    authsvc = await startServer(work, secret, smtpPort);
+    example = await startExample({
+      AUTHSVC_URL: authsvc.url,
+      AUTHSVC_SECRET: secret,
+      FRONTEND_PORT: '0',
+      SINK_SMTP_PORT: String(smtpPort),
+      SINK_HTTP_PORT: '0',
+    });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless=new', '--no-sandbox'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    example?.child.kill('SIGTERM');
+    await authsvc?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('signs up, verifies, logs in, checks access, manages API keys and passwords, and logs out', async () => {
+    assert.ok(browser !== undefined && example !== undefined);
+    const base = example.url;
+    const page: Page = await browser.newPage();
+    const shot = (name: string): Promise<unknown> =>
+      page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    const open = async (path: string): Promise<void> => {
+      const response = await page.goto(new URL(path, base).href);
+      assert.equal(response?.status(), 200, path);
+    };
+    const submit = async (formId: string, values: Record<string, string>): Promise<number | undefined> => {
+      for (const [name, value] of Object.entries(values)) await page.type(`#${formId} [name="${name}"]`, value);
+      const [response] = await Promise.all([page.waitForNavigation(), page.click(`#${formId} button[type="submit"]`)]);
+      return response?.status();
+    };
+    const text = (selector: string): Promise<string> => page.$eval(selector, (e) => e.textContent ?? '');
+    const email = 'ada@example.org';
+    const passwords = ['Analytical-engine-1843!', 'Difference-engine-1822?', 'Bernoulli-numbers-note-G'];
+
+    await open('/');
+    assert.match(await text('#welcome'), /not logged in/);
+    await shot('home');
+
+    await open('/signup');
+    await shot('signup');
+    assert.equal(await submit('signup-form', { full_name: 'Ada Lovelace', email, password: passwords[0]! }), 200);
+    assert.match(await text('main'), /Please verify your email address/);
+
+    const verifyCode = await mailedCode(example.sinkUrl, email, 'verify your account');
+    await open(example.sinkUrl);
+    await shot('mail-sink');
+    await open('/verify');
+    assert.equal(await submit('verify-form', { email, code: verifyCode }), 200);
+    assert.match(await text('#verified'), /verified/);
+
+    await open('/login');
+    await shot('login');
+    await submit('login-form', { email, password: passwords[0]! });
+    assert.match(await text('#whoami'), /ada@example\.org \(authenticated\)/);
+    const cookie = (await browser.cookies()).find((c) => c.name === 'session');
+    assert.ok(cookie !== undefined, 'the session cookie');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Lax');
+    await shot('logged-in');
+
+    // A form posted without the session's CSRF token (another site's form, a script) is refused.
+    const forged = await fetch(new URL('/password', base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `session=${cookie.value}` },
+      body: new URLSearchParams({ current_password: passwords[0]!, new_password: passwords[1]! }),
+      redirect: 'manual',
+    });
+    assert.equal(forged.status, 403);
+
+    await open('/datasets');
+    const shown = await page.$$eval('#datasets li', (items) => items.map((li) => `${li.id}:${li.className}`));
+    assert.deepEqual(shown, ['dataset-0:granted', 'dataset-1:denied', 'dataset-2:granted', 'dataset-3:granted']);
+    await shot('datasets');
+
+    await open('/apikeys');
+    await submit('new-key-form', {});
+    assert.match(await text('#issued'), /generated/);
+    const firstKey = await page.$eval('#apikey', (e) => (e as HTMLTextAreaElement).value);
+    await shot('apikey-issued');
+    await submit('verify-key-form', {});
+    assert.equal(await page.$eval('#verify-result', (e) => e.className), 'message');
+    await submit('refresh-key-form', {});
+    assert.match(await text('#refreshed'), /generated/);
+    const secondKey = await page.$eval('#apikey', (e) => (e as HTMLTextAreaElement).value);
+    assert.notEqual(secondKey, firstKey);
+    await submit('verify-key-form', {});
+    assert.equal(await page.$eval('#verify-result', (e) => e.className), 'message');
+    await shot('apikey-refreshed');
+
+    await open('/password');
+    await submit('password-form', { current_password: passwords[0]!, new_password: passwords[1]! });
+    assert.match(await text('#changed'), /changed/);
+
+    await Promise.all([page.waitForNavigation(), page.click('#logout')]);
+    assert.match(await text('#welcome'), /not logged in/);
+
+    await open('/forgot');
+    await submit('forgot-form', { email });
+    assert.match(await text('main'), /If that address belongs to an account/);
+    const resetCode = await mailedCode(example.sinkUrl, email, 'password reset');
+    await open('/reset');
+    await submit('reset-form', { email, code: resetCode, new_password: passwords[2]! });
+    assert.match(await text('#reset-done'), /reset/);
+
+    await open('/login');
+    await submit('login-form', { email, password: passwords[1]! });
+    assert.match(await text('main .error'), /didn't work/, 'the password before the reset no longer works');
+    await submit('login-form', { email, password: passwords[2]! });
+    assert.match(await text('#whoami'), /ada@example\.org/);
+    await shot('after-reset');
+  });
+});
+
+describe('examples/frontend over TLS', () => {
+  it('sets the session cookie as __Host-session, Secure, HttpOnly and SameSite=Lax', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'authsvc-frontend-tls-'));
+    const secret = generateFernetKey();
+    const { key, cert } = selfSignedCertificate();
+    writeFileSync(join(work, 'key.pem'), key);
+    writeFileSync(join(work, 'cert.pem'), cert);
+    const server = await startServer(work, secret, await freePort());
+    let example: Example | undefined;
+    try {
+      example = await startExample({
+        AUTHSVC_URL: server.url,
+        AUTHSVC_SECRET: secret,
+        FRONTEND_PORT: '0',
+        FRONTEND_TLS_CERT: join(work, 'cert.pem'),
+        FRONTEND_TLS_KEY: join(work, 'key.pem'),
+        FRONTEND_MAIL_SINK: 'off',
+      });
+      assert.match(example.url, /^https:/);
+      const url = new URL('/login', example.url);
+      const setCookie = await new Promise<string[]>((resolve, reject) => {
+        request(url, { ca: cert }, (res) => {
+          res.resume();
+          resolve(res.headers['set-cookie'] ?? []);
+        })
+          .on('error', reject)
+          .end();
+      });
+      assert.equal(setCookie.length, 1, setCookie.join('\n'));
+      const [pair, ...attributes] = (setCookie[0] ?? '').split(';').map((part) => part.trim().toLowerCase());
+      assert.match(pair ?? '', /^__host-session=[^;]+$/);
+      assert.deepEqual(attributes.sort(), ['httponly', 'path=/', 'samesite=lax', 'secure']);
+    } finally {
+      example?.child.kill('SIGTERM');
+      await server.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
