@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import puppeteer from 'puppeteer-core';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, ElementHandle, Page } from 'puppeteer-core';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
@@ -166,7 +166,17 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
       const [response] = await Promise.all([page.waitForNavigation(), page.click(`#${formId} button[type="submit"]`)]);
       return response?.status();
     };
-    const text = (selector: string): Promise<string> => page.$eval(selector, (e) => e.textContent ?? '');
+    // Read through element handles: this program has no DOM types (tsconfig has no "dom" lib).
+    const propertyOf = async (handle: ElementHandle, name: string): Promise<string> => {
+      const value: unknown = await (await handle.getProperty(name)).jsonValue();
+      return String(value);
+    };
+    const property = async (selector: string, name: string): Promise<string> => {
+      const handle = await page.$(selector);
+      assert.ok(handle !== null, selector);
+      return propertyOf(handle, name);
+    };
+    const text = (selector: string): Promise<string> => property(selector, 'textContent');
     const email = 'ada@example.org';
     const passwords = ['Analytical-engine-1843!', 'Difference-engine-1822?', 'Bernoulli-numbers-note-G'];
 
@@ -206,23 +216,27 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     assert.equal(forged.status, 403);
 
     await open('/datasets');
-    const shown = await page.$$eval('#datasets li', (items) => items.map((li) => `${li.id}:${li.className}`));
+    const shown = await Promise.all(
+      (await page.$$('#datasets li')).map(
+        async (li) => `${await propertyOf(li, 'id')}:${await propertyOf(li, 'className')}`,
+      ),
+    );
     assert.deepEqual(shown, ['dataset-0:granted', 'dataset-1:denied', 'dataset-2:granted', 'dataset-3:granted']);
     await shot('datasets');
 
     await open('/apikeys');
     await submit('new-key-form', {});
     assert.match(await text('#issued'), /generated/);
-    const firstKey = await page.$eval('#apikey', (e) => (e as HTMLTextAreaElement).value);
+    const firstKey = await property('#apikey', 'value');
     await shot('apikey-issued');
     await submit('verify-key-form', {});
-    assert.equal(await page.$eval('#verify-result', (e) => e.className), 'message');
+    assert.equal(await property('#verify-result', 'className'), 'message');
     await submit('refresh-key-form', {});
     assert.match(await text('#refreshed'), /generated/);
-    const secondKey = await page.$eval('#apikey', (e) => (e as HTMLTextAreaElement).value);
+    const secondKey = await property('#apikey', 'value');
     assert.notEqual(secondKey, firstKey);
     await submit('verify-key-form', {});
-    assert.equal(await page.$eval('#verify-result', (e) => e.className), 'message');
+    assert.equal(await property('#verify-result', 'className'), 'message');
     await shot('apikey-refreshed');
 
     await open('/password');
