@@ -9,16 +9,20 @@ import { loadConfig } from '../../src/config/load.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey, parseKeyring } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
+import { blocksOf } from '../helpers/doc-blocks.js';
 
-/** The shell examples of docs/operations.md, run as written (paths swapped for temporary ones). */
+/**
+ * The shell examples of docs/operations.md, run as written (paths swapped for temporary ones); each is
+ * marked `<!-- checked-by: test/deploy/operations-doc.test.ts -->` there (test/docs/code-blocks.test.ts).
+ */
 const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-opsdoc-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The one line of a ```sh block that starts with `prefix`. */
 function exampleLine(prefix: string): string {
-  const blocks = [...doc.matchAll(/^ *```sh\n([\s\S]*?)^ *```/gm)];
-  const lines = blocks.flatMap((m) => (m[1] ?? '').split('\n').map((line) => line.trim()));
+  const blocks = blocksOf('docs/operations.md').filter((b) => b.language === 'sh');
+  const lines = blocks.flatMap((b) => b.code.split('\n').map((line) => line.trim()));
   const found = lines.filter((line) => line.startsWith(prefix));
   assert.equal(found.length, 1, `one example starting with ${prefix}`);
   return found[0] ?? '';
