@@ -103,11 +103,14 @@ describe('the code blocks of the documents', () => {
       );
       const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
       const compiled = spawnSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json')], { encoding: 'utf8' });
-      // Name the document and line of each error, not the temporary file.
-      const report = (compiled.stdout + compiled.stderr).replace(/block-(\d+)\.ts/g, (_m, i: string) => {
-        const b = found[Number(i)];
-        return b === undefined ? _m : `${where(b)} (block line numbers +1)`;
-      });
+      // Name the document's own line for each error, not the temporary file's (its line 1 is the comment).
+      const report = (compiled.stdout + compiled.stderr).replace(
+        /\S*block-(\d+)\.ts\((\d+),(\d+)\)/g,
+        (whole, i: string, line: string, column: string) => {
+          const b = found[Number(i)];
+          return b === undefined ? whole : `${b.doc}:${b.line + Number(line) - 1}:${column}`;
+        },
+      );
       assert.equal(compiled.status, 0, report);
     });
 
