@@ -79,8 +79,8 @@ export const COMMON_FAILURES = ['invalid_params', 'db_unavailable', 'busy'] as c
 export type CommonFailure = (typeof COMMON_FAILURES)[number];
 
 /**
- * The `failure_reason` text the wire carries for each code (the server's catalogue, src/domain/errors.ts,
- * answers with these; test/protocol checks they agree). Not for end users: it states the exact cause.
+ * The `failure_reason` text the wire carries for each code: the server's catalogue (src/domain/errors.ts)
+ * answers with these very texts. Not for end users: it states the exact cause.
  */
 export const FAILURE_REASONS = {
   invalid_params: 'invalid request parameters',
