@@ -118,6 +118,9 @@ describe('@authsvc/client, packed from src/client', () => {
       { cwd: app, encoding: 'utf8' },
     );
     assert.equal(compiled.status, 0, compiled.stdout + compiled.stderr);
+    // The packing, install and compile above can take a minute on a loaded machine while the server's
+    // clock stood still: bring it to now, or the client's fresh token would be "from the future".
+    server.clock.set(Date.now());
     // Asynchronously: the server answering it runs in this process.
     const ran = await run(process.execPath, [join(app, 'app.js'), server.url, server.secret], { encoding: 'utf8' });
     assert.equal(ran.stdout.trim(), '43');
