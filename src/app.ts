@@ -235,7 +235,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
   // The test clock (debugmode only) is read by every process, so tests across processes share one time.
   const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
-  const log = createLogger(options.logStream ?? process.stdout, 'info', config.logFormat);
+  const log = createLogger(options.logStream ?? process.stdout, config.logLevel, config.logFormat);
   const wiring: Wiring = {
     config,
     clock,

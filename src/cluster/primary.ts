@@ -197,7 +197,7 @@ function handleSignals(primary: Primary): void {
 
 /** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
 export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<string> {
-  const log = createLogger(process.stdout, 'info', config.logFormat);
+  const log = createLogger(process.stdout, config.logLevel, config.logFormat);
   const prepared = await prepareDatabase({ config, log });
   const cleanup = startCleanup(prepared.store, systemClock, log);
   return new Promise<string>((announce) => {

@@ -9,6 +9,8 @@ import { parseRateLimits } from '../admission/index.js';
 import type { RatePolicy } from '../admission/index.js';
 import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
+import { LOG_LEVELS } from '../log/levels.js';
+import type { LogLevel } from '../log/levels.js';
 import { parseDatabaseUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
 import type { Convert, Decoder, ItemContext } from './decoders.js';
@@ -41,6 +43,13 @@ const logFormat: Convert<'json' | 'pretty'> = (text, item) => {
   return value === 'json' || value === 'pretty'
     ? ok(value)
     : bad(`${item.label} must be json or pretty, not "${text}"`);
+};
+
+/** One of the logger's levels, in any case. */
+const logLevel: Convert<LogLevel> = (text, item) => {
+  const value = text.trim().toLowerCase();
+  const level = LOG_LEVELS.find((known) => known === value);
+  return level === undefined ? bad(`${item.label} must be one of ${LOG_LEVELS.join(', ')}, not "${text}"`) : ok(level);
 };
 
 /** `none` turns the compromised-password check off: null. */
@@ -85,6 +94,7 @@ export const ITEMS = {
   port: int(0, 65_535),
   debugmode: flag(),
   logformat: optional(logFormat),
+  loglevel: required(logLevel),
   sessionexpiry: int(1, 3650),
   messagettl: int(1, 86_400),
   maxbodysize: int(1024, 64 * 1024 * 1024),

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { RatePolicy } from '../admission/index.js';
+import type { LogLevel } from '../log/levels.js';
 import type { Keyring } from '../protocol/index.js';
 import type { PassHashSpec } from '../passwords/hashing.js';
 import type { PassPolicy } from '../passwords/thresholds.js';
@@ -45,6 +46,8 @@ export interface Config {
   readonly debugmode: boolean;
   /** null: pretty on a terminal, else json (log/logger.ts). */
   readonly logFormat: 'json' | 'pretty' | null;
+  /** The least severe lines written (error < warn < info < debug); debug also prints start-up failures' stacks. */
+  readonly logLevel: LogLevel;
   readonly sessionExpiryDays: number;
   readonly messageTtlSeconds: number;
   readonly maxBodySize: number;
@@ -113,6 +116,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     allowedHosts: v.allowedhosts,
     debugmode: v.debugmode,
     logFormat: v.logformat,
+    logLevel: v.loglevel,
     sessionExpiryDays: v.sessionexpiry,
     messageTtlSeconds: v.messagettl,
     maxBodySize: v.maxbodysize,
