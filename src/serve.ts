@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import cluster from 'node:cluster';
 import { serveProcesses } from './cluster/index.js';
 import { policyFromPrimary } from './cluster/policy.js';
+import { reportStartFailure } from './cluster/start-failure.js';
 import type { Environment } from './config/environment.js';
 import { helpText } from './config/help.js';
 import { loadStartup } from './app.js';
@@ -58,5 +59,10 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   const loaded = await loadStartup(inputs, policyBytes);
   if (!loaded.ok) return refuse(terminal, loaded.problems);
   // The process model (single process, or cluster primary and workers) lives in src/cluster.
-  return { url: await serveProcesses(loaded.config, loaded.policy) };
+  try {
+    return { url: await serveProcesses(loaded.config, loaded.policy) };
+  } catch (error) {
+    // Not the configuration's fault (exit 2 above): the database, the port, the certificate. One line, exit 1.
+    return { exitCode: await reportStartFailure(error, loaded.config, terminal.stderr) };
+  }
 }

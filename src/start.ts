@@ -11,6 +11,7 @@ import { readEnvironment } from './config/environment.js';
 import type { Environment } from './config/environment.js';
 import { readInputs } from './config/inputs.js';
 import { rawValue } from './config/retrieve.js';
+import { flushStdio } from './log/logger.js';
 import { PKG_DIR } from './package-dir.js';
 import { serve } from './serve.js';
 import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
@@ -77,12 +78,15 @@ async function start(): Promise<number | null> {
   return null;
 }
 
+/** Log lines are batched (log/writer.ts): exit once they are out. */
+const exit = (code: number): void => void flushStdio().then(() => process.exit(code));
+
 start().then(
   (code) => {
-    if (code !== null) process.exit(code);
+    if (code !== null) exit(code);
   },
   (error: unknown) => {
     process.stderr.write(`authsvc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
+    exit(1);
   },
 );

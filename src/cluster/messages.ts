@@ -8,6 +8,17 @@ export interface ReadyMessage {
   readonly policySha256: string;
 }
 
+/**
+ * Worker → primary: this worker could not start (the port is taken, the certificate is unusable…).
+ * The primary prints `line` once for all its workers (cluster/start-failure.ts); `stack` only with
+ * loglevel debug.
+ */
+export interface StartFailedMessage {
+  readonly type: 'authsvc:start-failed';
+  readonly line: string;
+  readonly stack: string | null;
+}
+
 /** Worker → primary, before it reads its configuration: which policy document to enforce? */
 export interface PolicyRequestMessage {
   readonly type: 'authsvc:policy-request';
@@ -44,6 +55,14 @@ function typed(message: unknown): string | null {
 
 export function isReady(message: unknown): message is ReadyMessage {
   return typed(message) === 'authsvc:ready';
+}
+
+export function isStartFailed(message: unknown): message is StartFailedMessage {
+  return (
+    typed(message) === 'authsvc:start-failed' &&
+    typeof (message as { line?: unknown }).line === 'string' &&
+    ['string', 'object'].includes(typeof (message as { stack?: unknown }).stack)
+  );
 }
 
 export function isPolicyRequest(message: unknown): message is PolicyRequestMessage {

@@ -18,16 +18,17 @@ import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
 import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';
-import { createLogger } from '../log/logger.js';
+import { createLogger, flushStdio } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
 import { startCleanup } from '../store/cleanup-timer.js';
 import { planRestart } from './backoff.js';
-import { isPolicyRequest, isReady } from './messages.js';
-import type { PrimaryMessage, ReadyMessage } from './messages.js';
+import { isPolicyRequest, isReady, isStartFailed } from './messages.js';
+import type { PrimaryMessage, ReadyMessage, StartFailedMessage } from './messages.js';
 import { policyKeeper } from './policy.js';
 import type { PolicyKeeper } from './policy.js';
+import { printStartFailure } from './start-failure.js';
 
 /** Longer than the HTTP request timeout (30 s), so every received request can still be answered. */
 const DRAIN_LIMIT_MS = 40_000;
@@ -54,6 +55,8 @@ interface Primary {
   /** Releases the database and exits the process. */
   readonly release: () => Promise<void>;
   everReady: boolean;
+  /** What the first worker that could not start said (printed once, however many failed). */
+  startFailure: StartFailedMessage | null;
   stopping: boolean;
   finished: boolean;
   exitCode: number;
@@ -94,7 +97,8 @@ function finish(primary: Primary, code: number): void {
   // The last line an operator sees: every worker is gone and the database is closed (or not).
   const exit = (exitCode: number): void => {
     primary.log.info('stopped', { code: exitCode });
-    setImmediate(() => process.exit(exitCode));
+    // Log lines are batched: exit once they are out (bounded: a reader that never reads cannot hold us).
+    void flushStdio().then(() => process.exit(exitCode));
   };
   primary.release().then(
     () => exit(code),
@@ -147,7 +151,10 @@ function onExit(primary: Primary, slot: Slot, worker: Worker, code: number, sign
     return;
   }
   if (!primary.everReady) {
-    primary.log.error('a worker could not start; stopping', { slot: slot.slot, code, signal });
+    // One line for the operator, however many workers failed the same way (cluster/start-failure.ts).
+    const failure = primary.startFailure;
+    const line = failure?.line ?? `worker ${slot.slot} exited (${signal || `code ${code}`}) before it could listen`;
+    printStartFailure(process.stderr, line, failure?.stack ?? null);
     return stop(primary, 'start failed', 1);
   }
   const plan = planRestart(slot.crashes, performance.now() - slot.startedAt);
@@ -180,6 +187,7 @@ function fork(primary: Primary, slot: Slot): void {
   worker.on('message', (message: unknown) => {
     if (isPolicyRequest(message)) send(worker, primary.policy.message());
     else if (isReady(message)) onReady(primary, slot, worker, message);
+    else if (isStartFailed(message)) primary.startFailure ??= message;
   });
   worker.on('exit', (code, signal) => onExit(primary, slot, worker, code, signal));
   broadcastWorkers(primary);
@@ -212,6 +220,7 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
         return prepared.store.close();
       },
       everReady: false,
+      startFailure: null,
       stopping: false,
       finished: false,
       exitCode: 0,

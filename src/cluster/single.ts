@@ -4,6 +4,7 @@
  */
 import { startApp } from '../app.js';
 import type { Config } from '../config/load.js';
+import { flushStdio } from '../log/logger.js';
 import type { LoadedPolicy } from '../policy/load.js';
 
 export async function runSingle(config: Config, policy: LoadedPolicy): Promise<string> {
@@ -16,7 +17,8 @@ export async function runSingle(config: Config, policy: LoadedPolicy): Promise<s
     app.log.info('stopping', { signal });
     const exit = (code: number): void => {
       app.log.info('stopped', { code });
-      setImmediate(() => process.exit(code));
+      // Log lines are batched: exit once they are out (bounded: a reader that never reads cannot hold us).
+      void flushStdio().then(() => process.exit(code));
     };
     app.close().then(
       () => exit(0),

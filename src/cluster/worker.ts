@@ -9,6 +9,7 @@ import type { Channel } from '../admission/index.js';
 import { startApp } from '../app.js';
 import type { RunningApp } from '../app.js';
 import type { Config } from '../config/load.js';
+import { flushStdio } from '../log/logger.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { isPrimaryMessage } from './messages.js';
 import type { ReadyMessage } from './messages.js';
@@ -29,9 +30,11 @@ export async function runWorker(config: Config, policy: LoadedPolicy): Promise<v
   const state: { stopping: string | null } = { stopping: null };
   const drain = (running: RunningApp, why: string): void => {
     running.log.info('worker draining', { why, pid: process.pid });
+    // Its last request lines are still batched: exit once they are out.
+    const exit = (code: number): void => void flushStdio().then(() => process.exit(code));
     running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exit(0),
+      () => exit(1),
     );
   };
   // Listening from the start: a shutdown that arrives while the worker is still starting is kept.

@@ -11,7 +11,7 @@ import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
 import { LOG_LEVELS } from '../log/levels.js';
 import type { LogLevel } from '../log/levels.js';
-import { parseDatabaseUrl } from '../store/url.js';
+import { parseDatabaseUrl, redactUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
 import type { Convert, Decoder, ItemContext } from './decoders.js';
 import { asText, bad, fileContent, flag, int, list, ok, optional, path, required, structured } from './decoders.js';
@@ -29,9 +29,17 @@ const keyring: Convert<Keyring> = (text, item) => {
 const atLeast8: Convert<string> = (text, item) =>
   text.length >= 8 ? ok(text) : bad(`${item.label} must be at least 8 characters`);
 
-const databaseUrl: Convert<DatabaseTarget> = (text, item) => {
+/** The target, and the URL to show in messages: the password never, whatever the URL's spelling. */
+const databaseUrl: Convert<{ target: DatabaseTarget; redacted: string }> = (text, item) => {
   const parsed = parseDatabaseUrl(text, item.basedir);
-  return parsed.ok ? ok(parsed.target) : bad(`${item.label} ${parsed.problem}`);
+  if (!parsed.ok) return bad(`${item.label} ${parsed.problem}`);
+  const { target } = parsed;
+  const password = target.dialect === 'sqlite' ? null : target.password;
+  let redacted = redactUrl(text.trim());
+  if (password !== null && password !== '') {
+    for (const spelling of new Set([password, encodeURIComponent(password)])) redacted = redacted.split(spelling).join('***');
+  }
+  return ok({ target, redacted });
 };
 
 const ipAddress: Convert<string> = (text, item) =>

@@ -39,6 +39,8 @@ export interface Config {
   readonly keyring: Keyring;
   readonly piisalt: string;
   readonly authdb: DatabaseTarget;
+  /** The database URL as given, its password replaced by `***`: how messages name the database. */
+  readonly authdbRedacted: string;
   readonly basedir: string;
   readonly listen: string;
   readonly port: number;
@@ -109,7 +111,8 @@ function assemble(v: ItemValues, basedir: string): Config {
   return {
     keyring: v.secret,
     piisalt: v.piisalt,
-    authdb: v.authdb,
+    authdb: v.authdb.target,
+    authdbRedacted: v.authdb.redacted,
     basedir,
     listen: v.listen,
     port: v.port,
