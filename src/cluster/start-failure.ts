@@ -81,7 +81,8 @@ function listenProblem(found: Coded[], config: Config): string | null {
     return `port ${config.port} on ${config.listen} is already in use (by another authsvc or another program): stop it, or choose another port`;
   }
   if (listening('EACCES')) return `not allowed to listen on ${where} (ports below 1024 need privileges)`;
-  if (listening('EADDRNOTAVAIL')) return `cannot listen on ${where}: ${config.listen} is not an address of this machine`;
+  if (listening('EADDRNOTAVAIL'))
+    return `cannot listen on ${where}: ${config.listen} is not an address of this machine`;
   const tls = found.find((c) => c.code.startsWith('ERR_OSSL') || /PEM|key values mismatch/.test(c.message));
   if (tls) return `the TLS certificate or key (tlscertfile, tlscertkey) cannot be used: ${firstLine(tls.message)}`;
   return null;

@@ -37,7 +37,8 @@ const databaseUrl: Convert<{ target: DatabaseTarget; redacted: string }> = (text
   const password = target.dialect === 'sqlite' ? null : target.password;
   let redacted = redactUrl(text.trim());
   if (password !== null && password !== '') {
-    for (const spelling of new Set([password, encodeURIComponent(password)])) redacted = redacted.split(spelling).join('***');
+    for (const spelling of new Set([password, encodeURIComponent(password)]))
+      redacted = redacted.split(spelling).join('***');
   }
   return ok({ target, redacted });
 };

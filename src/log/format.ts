@@ -15,7 +15,9 @@ function hasReserved(fields: LogFields): boolean {
 }
 
 function renamed(fields: LogFields): LogFields {
-  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [RESERVED.has(key) ? `field_${key}` : key, value]));
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [RESERVED.has(key) ? `field_${key}` : key, value]),
+  );
 }
 
 /** JSON.stringify, and for what it refuses (a BigInt, a cycle) a tolerant second pass: a log line never throws. */

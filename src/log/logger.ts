@@ -40,7 +40,6 @@ export interface RootLogger extends Logger {
   flush(timeoutMs?: number): Promise<void>;
 }
 
-
 /** The object winston carries from a logger to its transport: the caller's fields stay as they are. */
 interface Entry {
   level: LogLevel;
@@ -85,7 +84,11 @@ export function chooseFormat(stream: Writable, format: LogFormat | null): LogFor
   return format ?? ((stream as Writable & { isTTY?: boolean }).isTTY === true ? 'pretty' : 'json');
 }
 
-export function createLogger(stream: Writable, level: LogLevel = 'info', format: LogFormat | null = 'json'): RootLogger {
+export function createLogger(
+  stream: Writable,
+  level: LogLevel = 'info',
+  format: LogFormat | null = 'json',
+): RootLogger {
   const line = LINE_FORMATS[chooseFormat(stream, format)];
   const writer = writerFor(stream, {
     droppedLine: (count) =>

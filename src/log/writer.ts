@@ -132,7 +132,6 @@ export function createLineWriter(stream: Writable, options: WriterOptions): Line
       writeNow();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
-        timer.unref();
         idle.push(() => {
           clearTimeout(timer);
           resolve();

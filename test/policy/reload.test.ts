@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { loadPolicyFile } from '../../src/policy/load.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
@@ -80,6 +80,7 @@ describe('reloading the policy in one process', () => {
       writeFileSync(path, INVALID);
       const refused = server.app.reloadPolicy();
       assert.equal(refused.ok, false);
+      await setImmediate(); // log lines are written in batches, at the end of the event loop's turn
       const log = server.logs.find((l) => l.message === 'policy reload refused; the policy in force stays');
       assert.ok(log);
       assert.equal(log.level, 'error');
