@@ -77,7 +77,7 @@ function timestamp(): string {
 }
 
 /** A winston format that passes the entry on untouched: formatting happens once, in the transport. */
-const asIs = { transform: (entry: winston.Logform.TransformableInfo) => entry };
+const asIs = winston.format((entry) => entry)();
 
 /** An unset format is pretty on a terminal and JSON anywhere else (a file, a pipe, a collector). */
 export function chooseFormat(stream: Writable, format: LogFormat | null): LogFormat {
@@ -97,7 +97,14 @@ export function createLogger(
       }),
   });
   const transport = new LineTransport(writer, line);
-  const winstonLogger = winston.createLogger({ levels: LEVEL_RANKS, level, format: asIs, transports: [transport] });
+  const winstonLogger = winston.createLogger({
+    levels: LEVEL_RANKS,
+    level,
+    format: asIs,
+    // winston declares its transports' type apart from winston-transport's class, which they all extend.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+    transports: [transport],
+  });
   const threshold = LEVEL_RANKS[level];
   const done = (): void => undefined;
   const at =
