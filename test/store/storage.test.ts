@@ -82,6 +82,26 @@ forEachDatabase((db) => {
       );
     });
 
+    it('an instance that seeds the superuser after another did, under another email, learns it did not create it', async () => {
+      // Two instances seeding together may both find user 1 missing, then both insert it: the later
+      // insert is ignored, whatever email it carried.
+      const store = await ready();
+      const created = await store.users.insertIfAbsent({
+        userId: 1,
+        systemId: 'late-instance',
+        fullName: 'Superuser account',
+        email: 'late@example.org',
+        passwordHash: 'x',
+        emailVerified: true,
+        isActive: true,
+        userRole: 'superuser',
+        extraInfo: {},
+        now: clock.now(),
+      });
+      assert.equal(created, false);
+      assert.equal((await store.users.byId(1))?.email, 'admin@example.org');
+    });
+
     it('gives the first user created by the database itself the id 4 (the sequence is past the fixed ids)', async () => {
       const store = await ready();
       assert.equal(await addUser(store, 'four@example.org'), 4);
