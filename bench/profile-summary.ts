@@ -1,8 +1,9 @@
 /**
  * Where a server's CPU went, from a V8 `.cpuprofile` (node --cpu-prof): self time summed by function and
  * by file (node_modules folded to their package), as shares of the sampled time.
- *   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=40]
- * Pair it with bench/hot-reads.ts `--cpu-prof --cpu-prof-dir=…`, one action per run.
+ *   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=40] [skip-seconds=0]
+ * Pair it with bench/hot-reads.ts `--cpu-prof --cpu-prof-dir=…`, one action per run; `skip-seconds`
+ * leaves out the start (loading, fixtures, warm-up) so that the figures are the measured window's.
  */
 import { readFileSync } from 'node:fs';
 
@@ -22,9 +23,10 @@ interface Profile {
   readonly timeDeltas: readonly number[];
 }
 
-const [file, topArg] = process.argv.slice(2);
+const [file, topArg, skipArg] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
 const top = Number(topArg ?? 40);
+const skipUs = Number(skipArg ?? 0) * 1e6;
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parentOf = new Map<number, number>();
@@ -53,10 +55,12 @@ const perFunction = new Map<string, number>();
 const inclusive = new Map<string, number>();
 const perFile = new Map<string, number>();
 let total = 0;
+let elapsed = 0;
 profile.samples.forEach((id, i) => {
   const node = byId.get(id);
   const delta = profile.timeDeltas[i] ?? 0;
-  if (node === undefined) return;
+  elapsed += delta;
+  if (node === undefined || elapsed < skipUs) return;
   total += delta;
   const { functionName, url, lineNumber } = node.callFrame;
   const where = place(url);
