@@ -29,6 +29,8 @@ export interface BenchServerOptions {
   readonly reuse?: { readonly basedir: string; readonly secret: string };
   /** Run src/main.ts through tsx instead of dist/main.js (tests: no build needed; slower start, more memory). */
   readonly fromSource?: boolean;
+  /** Another build's `main.js` instead of dist/main.js (A/B against a baseline whose package directory holds it). */
+  readonly script?: string;
 }
 
 /** Starts `node dist/main.js` (run `npm run build` first) with SQLite in a temporary folder unless `env` says otherwise. */
@@ -46,7 +48,7 @@ export async function startBenchServer(
       ...(options.nodeArgs ?? []),
       ...(options.fromSource === true
         ? ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'main.ts')]
-        : [join(PKG_DIR, 'dist', 'main.js')]),
+        : [options.script ?? join(PKG_DIR, 'dist', 'main.js')]),
     ],
     {
       env: {

@@ -12,8 +12,11 @@ const TEXTS: Readonly<Record<number, string>> = {
   503: 'HTTP 503: Could not service this request right now; try again later.',
 };
 
+/** Set as the header itself: Koa's `ctx.type` would look the value up in its MIME table each time. */
+export const TEXT_PLAIN = 'text/plain; charset=utf-8';
+
 export function plain(ctx: Context, status: number): void {
   ctx.status = status;
-  ctx.type = 'text/plain; charset=utf-8';
+  ctx.set('Content-Type', TEXT_PLAIN);
   ctx.body = `${TEXTS[status] ?? `HTTP ${status}: Could not service this request.`}\n`;
 }

@@ -1,21 +1,37 @@
 /**
  * Strict base64 decoding. Node's decoder is lenient (it skips characters outside the alphabet and
  * accepts missing padding), so two different bodies could decode to the same token. We check the
- * alphabet and the length first, so every body maps to exactly one outcome.
+ * alphabet, the length and the unused bits first, so every body maps to exactly one outcome.
  */
 
 const STANDARD = /^[A-Za-z0-9+/]*={0,2}$/;
 const URLSAFE = /^[A-Za-z0-9_-]*={0,2}$/;
 
+/** The 6-bit value of each character of either alphabet (both share A–Z, a–z, 0–9). */
+const SEXTET = new Uint8Array(128);
+const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+for (let i = 0; i < DIGITS.length; i++) SEXTET[DIGITS.charCodeAt(i)] = i;
+SEXTET['+'.charCodeAt(0)] = SEXTET['-'.charCodeAt(0)] = 62;
+SEXTET['/'.charCodeAt(0)] = SEXTET['_'.charCodeAt(0)] = 63;
+
+const EQUALS = 0x3d;
+
+/**
+ * Whether the bits the last character carries beyond the data are zero: only then does the text
+ * re-encode to itself (one `=` leaves 2 unused bits, two leave 4; no padding leaves none).
+ */
+function canonical(text: string): boolean {
+  const end = text.length;
+  if (end === 0 || text.charCodeAt(end - 1) !== EQUALS) return true;
+  if (text.charCodeAt(end - 2) === EQUALS) return ((SEXTET[text.charCodeAt(end - 3)] ?? 0) & 0x0f) === 0;
+  return ((SEXTET[text.charCodeAt(end - 2)] ?? 0) & 0x03) === 0;
+}
+
 function decode(text: string, alphabet: RegExp, encoding: 'base64' | 'base64url'): Buffer | null {
-  if (!alphabet.test(text)) return null;
   // Padding is required, as Python's decoders (and so the reference) require it: text must be a
-  // whole number of 4-character groups.
-  if (text.length % 4 !== 0) return null;
-  const bytes = Buffer.from(text, encoding);
-  // Reject non-canonical encodings (unused low bits set): re-encoding must give the same text.
-  const again = bytes.toString(encoding).replace(/=+$/, '');
-  return again === text.replace(/=+$/, '') ? bytes : null;
+  // whole number of 4-character groups. Non-canonical encodings (unused low bits set) are refused.
+  if (text.length % 4 !== 0 || !alphabet.test(text) || !canonical(text)) return null;
+  return Buffer.from(text, encoding);
 }
 
 /** Standard alphabet (`+/`), with its `=` padding. */
@@ -30,5 +46,7 @@ export function decodeBase64Url(text: string): Buffer | null {
 
 /** URL-safe base64 with `=` padding, as Python's `base64.urlsafe_b64encode` writes it. */
 export function encodeBase64UrlPadded(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+  // Node's base64url leaves the padding out; it completes the text to a multiple of 4 characters.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+  return text + '='.repeat((4 - (text.length % 4)) % 4);
 }

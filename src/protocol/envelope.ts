@@ -63,11 +63,21 @@ export interface OpenOptions {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const ASCII_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** Tab, line feed, carriage return and space: what a body may carry around its base64. */
+const isAsciiSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+function trimAsciiSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isAsciiSpace(text.charCodeAt(start))) start++;
+  while (end > start && isAsciiSpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
 
 /** Recovers the Fernet token text from a body: double base64 (normal) or a bare token. */
 export function tokenFromBody(body: string): string | null {
-  const text = body.replace(ASCII_SPACE, '');
+  const text = trimAsciiSpace(body);
   if (text.startsWith('gAAAAA')) return text;
   const bytes = decodeBase64(text);
   if (bytes === null) return null;

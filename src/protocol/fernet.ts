@@ -64,15 +64,26 @@ function mac(key: FernetKey, signed: Buffer): Buffer {
   return createHmac('sha256', key.signing).update(signed).digest();
 }
 
+const TWO_32 = 2 ** 32;
+
 export function fernetEncrypt(key: FernetKey, plaintext: Uint8Array, timestampSeconds: number, iv: Uint8Array): string {
   if (iv.length !== 16) throw new RangeError('Fernet IV must be 16 bytes');
-  const header = Buffer.alloc(HEADER);
-  header[0] = VERSION;
-  header.writeBigUInt64BE(BigInt(Math.floor(timestampSeconds)), 1);
-  header.set(iv, 9);
   const cipher = createCipheriv('aes-128-cbc', key.encryption, iv);
-  const signed = Buffer.concat([header, cipher.update(plaintext), cipher.final()]);
-  return encodeBase64UrlPadded(Buffer.concat([signed, mac(key, signed)]));
+  const head = cipher.update(plaintext);
+  const tail = cipher.final();
+  // One buffer for the whole token: header, ciphertext, then the MAC written into its place.
+  const signedLength = HEADER + head.length + tail.length;
+  const token = Buffer.allocUnsafe(signedLength + MAC);
+  const seconds = Math.floor(timestampSeconds);
+  token[0] = VERSION;
+  token.writeUInt32BE(Math.floor(seconds / TWO_32), 1);
+  token.writeUInt32BE(seconds % TWO_32, 5);
+  token.set(iv, 9);
+  token.set(head, HEADER);
+  token.set(tail, HEADER + head.length);
+  const signed = token.subarray(0, signedLength);
+  token.set(mac(key, signed), signedLength);
+  return encodeBase64UrlPadded(token);
 }
 
 export function fernetDecrypt(keys: readonly FernetKey[], token: string, options: DecryptOptions): FernetResult {
@@ -86,7 +97,7 @@ export function fernetDecrypt(keys: readonly FernetKey[], token: string, options
   const key = keys.find((k) => timingSafeEqual(mac(k, signed), given));
   if (key === undefined) return { ok: false, reason: 'bad-signature' };
 
-  const timestamp = Number(raw.readBigUInt64BE(1));
+  const timestamp = raw.readUInt32BE(1) * TWO_32 + raw.readUInt32BE(5);
   const nowSeconds = Math.floor(options.nowMs / 1000);
   if (options.maxSkewSeconds !== undefined && timestamp - nowSeconds > options.maxSkewSeconds) {
     return { ok: false, reason: 'future' };

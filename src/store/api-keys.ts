@@ -199,14 +199,14 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
   const m = bound(knex, dialect);
   const t = (ms: number): number | Date => timeToDb(dialect, ms);
 
-  const sessionKey = db.hotRead('authsvc_session_apikey', () =>
+  const sessionKey = db.hot('authsvc_session_apikey', () =>
     knex('apikeys as a')
       .join('sessions as s', 's.token_hash', 'a.session_hash')
       .select([...KEY_COLUMNS.map((c) => `a.${c}`), 'a.session_hash', 'a.user_agent'])
       .where('a.tkn_hash', '')
       .andWhere('s.expires', '>', 0),
   );
-  const noSessionKey = db.hotRead('authsvc_nosession_apikey', () =>
+  const noSessionKey = db.hot('authsvc_nosession_apikey', () =>
     knex('apikeys_nosession')
       .select([...KEY_COLUMNS, 'family_id'])
       .where('tkn_hash', ''),
@@ -225,7 +225,7 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
 
     async findSessionKey(tknHash, now) {
       const row = await sessionKey.first([tknHash, t(now)]);
-      return row === undefined ? null : sessionKeyFromJson(fromColumns({ ...row }, TIMES));
+      return row === undefined ? null : sessionKeyFromJson(fromColumns(row, TIMES));
     },
 
     async revokeSessionKey(tknHash) {
@@ -241,7 +241,7 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
 
     async findNoSessionKey(tknHash) {
       const row = await noSessionKey.first([tknHash]);
-      return row === undefined ? null : noSessionKeyFromJson(fromColumns({ ...row }, TIMES));
+      return row === undefined ? null : noSessionKeyFromJson(fromColumns(row, TIMES));
     },
 
     revokeNoSessionKey: (tknHash) =>

@@ -1,28 +1,36 @@
 /**
- * One open database: knex for most statements, plus cached prepared statements for the hot reads
- * (`session-exists` now; user and API-key lookups later), because knex re-prepares and re-builds
- * every query (trap S7). Each dialect opens its own way (sqlite.ts, pg.ts, mysql.ts); this file holds
- * what they share.
+ * One open database: knex for most statements, plus cached prepared statements for the hot path
+ * (the session, user and API-key lookups, the access checks' standings, the session insert), because
+ * knex re-builds and re-prepares every query (trap S7). Each dialect opens its own way (sqlite.ts,
+ * pg.ts, mysql.ts); this file holds what they share.
  */
 import type { Knex } from 'knex';
 import type { Dialect } from './dialect.js';
 import type { Row } from './records.js';
 import type { DatabaseTarget } from './url.js';
 
-/** A read prepared once per connection; `bindings` follow the order of the query's placeholders. */
-export interface HotRead {
+/**
+ * A statement prepared once per connection; `bindings` follow the order of the query's placeholders.
+ * `first` and `all` read; `run` writes and answers how many rows it changed.
+ */
+export interface HotStatement {
   first(bindings: readonly unknown[]): Promise<Row | undefined>;
+  all(bindings: readonly unknown[]): Promise<Row[]>;
+  run(bindings: readonly unknown[]): Promise<number>;
 }
+
+/** What builds a hot statement's SQL: a query builder, or a raw statement for what builders cannot say. */
+export type StatementBuilder = () => Knex.QueryBuilder | Knex.Raw;
 
 export interface Db {
   readonly dialect: Dialect;
   readonly knex: Knex;
   /**
-   * A hot read whose SQL is compiled once from `build()` (the builder's own binding values are
+   * A hot statement whose SQL is compiled once from `build()` (the builder's own binding values are
    * ignored) and prepared lazily on first use, since tables may not exist before migration. `name`
    * must be unique per statement: PostgreSQL prepares it under that name on each connection.
    */
-  hotRead(name: string, build: () => Knex.QueryBuilder): HotRead;
+  hot(name: string, build: StatementBuilder): HotStatement;
   close(): Promise<void>;
 }
 
@@ -56,7 +64,7 @@ export const KNEX_LOG = {
 };
 
 /** The SQL of a builder in the driver's own placeholder syntax (`?` or `$1`). */
-export function nativeSql(build: () => Knex.QueryBuilder): string {
+export function nativeSql(build: StatementBuilder): string {
   return build().toSQL().toNative().sql;
 }
 

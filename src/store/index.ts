@@ -62,11 +62,13 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
   const { knex, dialect } = db;
   const models = bindModels(knex, dialect);
   const watch = availability();
+  // SQLite's synchronous driver needs no per-call timer (unavailable.ts).
+  const deadlineMs = dialect === 'sqlite' ? null : CALL_DEADLINE_MS;
   const store: Store = {
     dialect,
-    users: guardRepo(userRepo(db, models), CALL_DEADLINE_MS, watch),
-    sessions: guardRepo(sessionRepo(db, models), CALL_DEADLINE_MS, watch),
-    apiKeys: guardRepo(apiKeyRepo(db), CALL_DEADLINE_MS, watch),
+    users: guardRepo(userRepo(db, models), deadlineMs, watch),
+    sessions: guardRepo(sessionRepo(db, models), deadlineMs, watch),
+    apiKeys: guardRepo(apiKeyRepo(db), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

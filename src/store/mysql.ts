@@ -11,10 +11,9 @@
  */
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import type { Connection, ExecuteValues, RowDataPacket } from 'mysql2';
+import type { Connection, ExecuteValues, ResultSetHeader, RowDataPacket } from 'mysql2';
 import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
-import type { Db, DbLimits, HotRead } from './db.js';
-import type { Row } from './records.js';
+import type { Db, DbLimits, HotStatement } from './db.js';
 import { tlsOptions } from './tls.js';
 import type { MysqlTarget } from './url.js';
 
@@ -80,23 +79,27 @@ export function openMysql(target: MysqlTarget, limits: DbLimits): Db {
   return {
     dialect: 'mysql',
     knex,
-    hotRead(_name, build): HotRead {
+    hot(_name, build): HotStatement {
       let sql: string | undefined;
+      // T: what mysql2 answers for this statement (rows for a read, a header for a write).
+      const execute = <T extends RowDataPacket[] | ResultSetHeader>(bindings: readonly unknown[]): Promise<T> => {
+        sql ??= nativeSql(build);
+        const text = sql;
+        return withConnection(
+          knex,
+          (raw: Connection) =>
+            new Promise<T>((resolve, reject) => {
+              raw.execute<T>(text, bindings as ExecuteValues[], (error, result) => {
+                if (error) reject(error);
+                else resolve(result);
+              });
+            }),
+        );
+      };
       return {
-        async first(bindings) {
-          sql ??= nativeSql(build);
-          const text = sql;
-          return withConnection(
-            knex,
-            (raw: Connection) =>
-              new Promise<Row | undefined>((resolve, reject) => {
-                raw.execute<RowDataPacket[]>(text, bindings as ExecuteValues[], (error, rows) => {
-                  if (error) reject(error);
-                  else resolve(rows[0]);
-                });
-              }),
-          );
-        },
+        first: async (bindings) => (await execute<RowDataPacket[]>(bindings))[0],
+        all: (bindings) => execute<RowDataPacket[]>(bindings),
+        run: async (bindings) => (await execute<ResultSetHeader>(bindings)).affectedRows,
       };
     },
     close: () => knex.destroy(),

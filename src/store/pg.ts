@@ -8,7 +8,7 @@ import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
-import type { Db, DbLimits, HotRead } from './db.js';
+import type { Db, DbLimits, HotStatement } from './db.js';
 import type { Row } from './records.js';
 import { tlsOptions } from './tls.js';
 import type { PgTarget } from './url.js';
@@ -50,15 +50,17 @@ export function openPg(target: PgTarget, limits: DbLimits): Db {
   return {
     dialect: 'pg',
     knex,
-    hotRead(name, build): HotRead {
+    hot(name, build): HotStatement {
       let text: string | undefined;
+      const execute = (bindings: readonly unknown[]): Promise<pg.QueryResult<Row>> => {
+        text ??= nativeSql(build);
+        const query = { name, text, values: [...bindings] };
+        return withConnection(knex, (client: pg.Client) => client.query<Row>(query));
+      };
       return {
-        async first(bindings) {
-          text ??= nativeSql(build);
-          const query = { name, text, values: [...bindings] };
-          const result = await withConnection(knex, (client: pg.Client) => client.query<Row>(query));
-          return result.rows[0];
-        },
+        first: async (bindings) => (await execute(bindings)).rows[0],
+        all: async (bindings) => (await execute(bindings)).rows,
+        run: async (bindings) => (await execute(bindings)).rowCount ?? 0,
       };
     },
     close: () => knex.destroy(),

@@ -1,8 +1,10 @@
 /**
- * The sessions repo, over the Session model. `findWithUser` is session-exists' hot read: a cached
- * prepared statement (the SQL is still built by knex), whose row both models parse.
+ * The sessions repo, over the Session model. session-new's insert and session-exists' read are hot
+ * statements (prepared once, their SQL still built by knex); the models' conversion tables map their
+ * values and rows without model instances.
  */
 import type { Db } from './db.js';
+import { jsonToDb } from './dialect.js';
 import type { Models } from './models/bind.js';
 import { SESSION_COLUMNS, USER_COLUMNS } from './records.js';
 import type { Row, SessionRecord, UserRecord } from './records.js';
@@ -48,7 +50,7 @@ function unprefixed(row: Row, prefix: string, columns: readonly string[]): Recor
 export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
   const t = (ms: number): number | Date => Session.dbTime(ms);
 
-  const joined = db.hotRead('authsvc_session_with_user', () =>
+  const joined = db.hot('authsvc_session_with_user', () =>
     Session.knex()('sessions as s')
       .join('users as u', 'u.user_id', 's.user_id')
       .select(JOINED)
@@ -56,27 +58,29 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
       .andWhere('s.expires', '>', t(0)),
   );
 
+  // One statement: the session is inserted only if its user exists, and the count of rows it
+  // inserted says which happened (no second SELECT). Placeholders: the six values, then the user id.
+  const insert = db.hot('authsvc_session_insert', () => {
+    const knex = Session.knex();
+    return knex.into(knex.raw('?? (??, ??, ??, ??, ??, ??, ??)', ['sessions', ...SESSION_COLUMNS])).insert(
+      User.knexQuery()
+        .select(knex.raw('?, user_id, ?, ?, ?, ?, ?', ['', '', '', 0, 0, '']))
+        .where('user_id', 0),
+    );
+  });
+
   return {
     async create(session) {
-      // One statement: the session is inserted only if its user exists. The model writes the values.
-      const values = Session.fromJson(Session.fromRecord(session)).$toDatabaseJson();
-      const knex = Session.knex();
-      await knex.into(knex.raw('?? (??, ??, ??, ??, ??, ??, ??)', ['sessions', ...SESSION_COLUMNS])).insert(
-        User.knexQuery()
-          .select(
-            knex.raw('?, user_id, ?, ?, ?, ?, ?', [
-              values['token_hash'],
-              values['ip_address'],
-              values['user_agent'],
-              values['created'],
-              values['expires'],
-              values['extra_info_json'],
-            ] as Array<string | number | Date>),
-          )
-          .where('user_id', session.userId),
-      );
-      const found = await Session.query().select('token_hash').where('token_hash', session.tokenHash).first();
-      return found !== undefined;
+      const inserted = await insert.run([
+        session.tokenHash,
+        session.ipAddress,
+        session.userAgent,
+        t(session.created),
+        t(session.expires),
+        jsonToDb(session.extraInfo),
+        session.userId,
+      ]);
+      return inserted > 0;
     },
 
     async findWithUser(tokenHash, now) {

@@ -1,7 +1,10 @@
 /**
  * SQLite through one better-sqlite3 connection shared by knex and by our cached prepared statements
  * (knex's better-sqlite3 client re-prepares every statement, trap S7). better-sqlite3 is synchronous,
- * so one connection per process serves every request in turn. With several worker processes each has
+ * so one connection per process serves every request in turn. A hot statement runs at once, without
+ * knex's pool, unless a knex transaction is open on the shared connection: it then waits its turn in
+ * the pool like any knex query, since run inside that transaction it would read its uncommitted rows
+ * and a write of ours would be rolled back with it. With several worker processes each has
  * its own connection: WAL lets readers run beside the one writer, and every write is a single
  * statement (no read-then-write transaction across processes, trap S6), so the busy wait stays short.
  */
@@ -11,8 +14,8 @@ import Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import BetterSqliteClient from 'knex/lib/dialects/better-sqlite3/index.js';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql } from './db.js';
-import type { Db, HotRead } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
+import type { Db, HotStatement } from './db.js';
 import type { Row } from './records.js';
 import type { SqliteTarget } from './url.js';
 
@@ -58,13 +61,18 @@ export function openSqlite(target: SqliteTarget): Db {
   return {
     dialect: 'sqlite',
     knex,
-    hotRead(_name, build): HotRead {
-      let statement: Database.Statement | undefined;
+    hot(_name, build): HotStatement {
+      let prepared: Database.Statement | undefined;
+      const statement = (): Database.Statement => (prepared ??= db.prepare(nativeSql(build)));
+      /** Runs `use` now, or after the open transaction ends (see above); a throw becomes a rejection. */
+      const when = <T>(use: () => T): Promise<T> =>
+        db.inTransaction
+          ? withConnection(knex, () => Promise.resolve().then(use))
+          : new Promise<T>((resolve) => resolve(use()));
       return {
-        first(bindings) {
-          statement ??= db.prepare(nativeSql(build));
-          return Promise.resolve(statement.get(...bindings) as Row | undefined);
-        },
+        first: (bindings) => when(() => statement().get(...bindings) as Row | undefined),
+        all: (bindings) => when(() => statement().all(...bindings) as Row[]),
+        run: (bindings) => when(() => statement().run(...bindings).changes),
       };
     },
     async close() {

@@ -1,8 +1,8 @@
 /**
  * The one place where a database that cannot be reached becomes `UnavailableError` (503, DESIGN
- * decision 3) instead of a 500: every repo of the store is wrapped here. A repo call also gets a
- * deadline, so a network that silently drops packets still answers 503 in about two seconds (the
- * drivers' own connect, acquire and statement timeouts cover the rest).
+ * decision 3) instead of a 500: every repo of the store is wrapped here. On PostgreSQL and MariaDB/MySQL
+ * a repo call also gets a deadline, so a network that silently drops packets still answers 503 in
+ * about two seconds (the drivers' own connect, acquire and statement timeouts cover the rest).
  */
 import { UnavailableError } from '../domain/errors.js';
 import type { Availability } from './availability.js';
@@ -70,13 +70,22 @@ function translate(error: unknown): unknown {
     : error;
 }
 
-async function guarded<T>(run: () => Promise<T>, deadlineMs: number, watch?: Availability): Promise<T> {
+/** Runs `run` with a deadline: a call the database does not answer within it is answered 503. */
+async function bounded<T>(run: () => T | Promise<T>, deadlineMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new UnavailableError('db_unavailable')), deadlineMs);
   });
   try {
-    const result = await Promise.race([run(), deadline]);
+    return await Promise.race([run(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function guarded<T>(run: () => T | Promise<T>, deadlineMs: number | null, watch?: Availability): Promise<T> {
+  try {
+    const result = await (deadlineMs === null ? run() : bounded(run, deadlineMs));
     watch?.succeeded();
     return result;
   } catch (error) {
@@ -84,22 +93,27 @@ async function guarded<T>(run: () => Promise<T>, deadlineMs: number, watch?: Ava
     if (translated instanceof UnavailableError) watch?.failed(translated);
     else watch?.succeeded(); // the database answered, with an error of ours
     throw translated;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
 /**
- * The same repo, every method translating database-unreachable errors and bounded in time; `watch`
- * hears whether each call found the database answering.
+ * The same repo, every method translating database-unreachable errors and, unless `deadlineMs` is
+ * null, bounded in time; `watch` hears whether each call found the database answering. A null
+ * deadline is for SQLite: its driver answers synchronously, every wait in it is already bounded (the
+ * busy timeout, knex's acquire timeout), and no network can drop its packets, so a timer and a race
+ * per call would only cost time.
  */
-export function guardRepo<T extends object>(repo: T, deadlineMs = CALL_DEADLINE_MS, watch?: Availability): T {
+export function guardRepo<T extends object>(
+  repo: T,
+  deadlineMs: number | null = CALL_DEADLINE_MS,
+  watch?: Availability,
+): T {
   const wrapped: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(repo)) {
     wrapped[key] =
       typeof value === 'function'
         ? (...args: unknown[]) =>
-            guarded(() => Promise.resolve((value as (...a: unknown[]) => unknown).apply(repo, args)), deadlineMs, watch)
+            guarded(() => (value as (...a: unknown[]) => unknown).apply(repo, args), deadlineMs, watch)
         : value;
   }
   return wrapped as T;

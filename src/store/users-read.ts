@@ -1,8 +1,9 @@
 /**
  * The reads of the users repo. A user is looked up by id or by email through ONE prepared statement
  * each (the login's and every initiator's hot read, trap S7), whatever the caller wants of the row: the
- * record, the password hash, or extra_info's stored text for a compare-and-swap. Listings go through
- * the model.
+ * record, the password hash, or extra_info's stored text for a compare-and-swap; the model's conversion
+ * table maps the row without a model instance. The access checks' standings are prepared statements
+ * too, one per number of ids. Listings go through the model.
  */
 import type { Db } from './db.js';
 import { boolFromDb, intFromDb } from './dialect.js';
@@ -29,17 +30,28 @@ export type UserReads = Pick<
 
 const TIMED = new Set(['created_on', 'last_login_try', 'last_login_success']);
 
+/**
+ * Standings of up to this many distinct users are prepared statements, one per count (a check names
+ * the caller, the owner and its shared-with users: usually one to a few); more go through knex.
+ */
+const PREPARED_STANDINGS = 16;
+
 export function userReads(db: Db, { User }: Models): UserReads {
   const columns = [...USER_COLUMNS, 'password'];
-  const byIdRead = db.hotRead('authsvc_credentials_by_id', () => User.knexQuery().select(columns).where('user_id', 0));
-  const byEmailRead = db.hotRead('authsvc_credentials_by_email', () =>
-    User.knexQuery().select(columns).where('email', ''),
+  const byIdRead = db.hot('authsvc_credentials_by_id', () => User.knexQuery().select(columns).where('user_id', 0));
+  const byEmailRead = db.hot('authsvc_credentials_by_email', () => User.knexQuery().select(columns).where('email', ''));
+  const credentials = (row: Row | undefined): Credentials | null =>
+    row === undefined ? null : { user: User.recordOf(row), passwordHash: String(row['password']) };
+  const standingsOf = Array.from({ length: PREPARED_STANDINGS + 1 }, (_, count) =>
+    db.hot(`authsvc_standings_${count}`, () =>
+      User.knexQuery()
+        .select('user_id', 'user_role', 'is_active')
+        .whereIn(
+          'user_id',
+          Array.from({ length: count }, () => 0),
+        ),
+    ),
   );
-  const credentials = (row: Row | undefined): Credentials | null => {
-    if (row === undefined) return null;
-    const user = User.fromDatabaseJson(row);
-    return { user: user.toRecord(), passwordHash: String(user.password) };
-  };
   const records = (users: readonly UserModel[]): UserRecord[] => users.map((u) => u.toRecord());
   const listed = () => User.query().select(USER_COLUMNS);
 
@@ -59,7 +71,7 @@ export function userReads(db: Db, { User }: Models): UserReads {
       if (row === undefined) return null;
       const raw = row['extra_info'];
       return {
-        user: User.fromDatabaseJson(row).toRecord(),
+        user: User.recordOf(row),
         extraInfoText: raw === null || raw === undefined ? null : typeof raw === 'string' ? raw : JSON.stringify(raw),
       };
     },
@@ -67,9 +79,12 @@ export function userReads(db: Db, { User }: Models): UserReads {
     // On every user-check-access: plain rows, no model instances (measured: instantiating the models
     // here doubled the server's CPU per check).
     async standings(userIds) {
-      const rows = (await User.knexQuery()
-        .select('user_id', 'user_role', 'is_active')
-        .whereIn('user_id', [...new Set(userIds)])) as Row[];
+      const distinct = [...new Set(userIds)];
+      const prepared = standingsOf[distinct.length];
+      const rows =
+        prepared === undefined
+          ? ((await User.knexQuery().select('user_id', 'user_role', 'is_active').whereIn('user_id', distinct)) as Row[])
+          : await prepared.all(distinct);
       return new Map(
         rows.map((row) => [
           intFromDb(row['user_id']),

@@ -102,10 +102,16 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
   ): Promise<SignupOutcome> => {
     const insert = User.query().insert(values);
     await (conflict === undefined ? insert.onConflict() : insert.onConflict(conflict)).ignore();
-    const stored = await User.query()
-      .select(USER_COLUMNS)
-      .where('email', values.email ?? '')
-      .first();
+    // The row that took the place: by email, or by the fixed id when another instance stored that id
+    // under another email first.
+    const stored =
+      (await User.query()
+        .select(USER_COLUMNS)
+        .where('email', values.email ?? '')
+        .first()) ??
+      (values.user_id === undefined
+        ? undefined
+        : await User.query().select(USER_COLUMNS).where('user_id', values.user_id).first());
     if (stored === undefined) throw new Error('insert: the row is neither inserted nor present');
     return stored.system_id === values.system_id
       ? { created: true, userId: stored.user_id }

@@ -82,6 +82,26 @@ forEachDatabase((db) => {
       );
     });
 
+    it('an instance that seeds the superuser after another did, under another email, learns it did not create it', async () => {
+      // Two instances seeding together may both find user 1 missing, then both insert it: the later
+      // insert is ignored, whatever email it carried.
+      const store = await ready();
+      const created = await store.users.insertIfAbsent({
+        userId: 1,
+        systemId: 'late-instance',
+        fullName: 'Superuser account',
+        email: 'late@example.org',
+        passwordHash: 'x',
+        emailVerified: true,
+        isActive: true,
+        userRole: 'superuser',
+        extraInfo: {},
+        now: clock.now(),
+      });
+      assert.equal(created, false);
+      assert.equal((await store.users.byId(1))?.email, 'admin@example.org');
+    });
+
     it('gives the first user created by the database itself the id 4 (the sequence is past the fixed ids)', async () => {
       const store = await ready();
       assert.equal(await addUser(store, 'four@example.org'), 4);
@@ -134,6 +154,78 @@ forEachDatabase((db) => {
       for (const other of [hash.toUpperCase(), `${hash} `, hash.slice(0, 63)]) {
         assert.equal(await store.sessions.findWithUser(other, now), null, other);
       }
+    });
+  });
+
+  describe('the hot statements (prepared once, run without knex)', () => {
+    const session = (tokenHash: string, userId: number) => ({
+      tokenHash,
+      userId,
+      ipAddress: '192.0.2.1',
+      userAgent: 'ua',
+      created: clock.now(),
+      expires: clock.now() + HOUR,
+      extraInfo: { k: 'v' },
+    });
+
+    it('reads the standings of 1 to 20 users alike, below and above the prepared statements’ count', async () => {
+      const store = await ready();
+      const added: number[] = [];
+      for (let i = 0; i < 18; i++) added.push(await addUser(store, `standing-${i}@x.org`));
+      const ids = [1, 2, 999_999, 1, ...added];
+      const rows: Array<{ user_id: unknown; user_role: string }> = await sqlOf(store)('users').select(
+        'user_id',
+        'user_role',
+      );
+      const roles = new Map(rows.map((row) => [Number(row.user_id), row.user_role]));
+      for (let count = 1; count <= ids.length; count++) {
+        const asked = ids.slice(0, count);
+        const standings = await store.users.standings(asked);
+        const expected = [...new Set(asked)]
+          .filter((id) => roles.has(id))
+          .sort((a, b) => a - b)
+          .map((id) => [id, { userRole: roles.get(id), isActive: id === 1 || id === 2 }]);
+        assert.deepEqual(
+          [...standings].sort((a, b) => a[0] - b[0]),
+          expected,
+          `${count} ids`,
+        );
+      }
+    });
+
+    it('inserts a session in one statement only when its user exists', async () => {
+      const store = await ready();
+      assert.equal(await store.sessions.create(session('01'.repeat(32), 999_999)), false);
+      assert.equal(await sqlOf(store)('sessions').where('token_hash', '01'.repeat(32)).first(), undefined);
+      assert.equal(await store.sessions.create(session('02'.repeat(32), 2)), true);
+      assert.deepEqual((await store.sessions.find('02'.repeat(32), clock.now()))?.extraInfo, { k: 'v' });
+    });
+
+    it('never run inside a transaction another caller holds open (nor are rolled back with it)', async () => {
+      const store = await ready();
+      const before = await store.sessions.create(session('03'.repeat(32), 1));
+      assert.equal(before, true);
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let opened = (): void => undefined;
+      const isOpen = new Promise<void>((resolve) => (opened = resolve));
+      const transaction = sqlOf(store)
+        .transaction(async (trx) => {
+          await trx('users').where('user_id', 1).update({ full_name: 'uncommitted' });
+          opened();
+          await held;
+          throw new Error('rolled back on purpose');
+        })
+        .catch((error: unknown) => error);
+      await isOpen;
+      const reading = store.sessions.findWithUser('03'.repeat(32), clock.now());
+      const creating = store.sessions.create(session('04'.repeat(32), 2));
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      assert.ok((await transaction) instanceof Error);
+      assert.notEqual((await reading)?.user.fullName, 'uncommitted', 'read the uncommitted row');
+      assert.equal(await creating, true);
+      assert.notEqual(await store.sessions.find('04'.repeat(32), clock.now()), null, 'rolled back with it');
     });
   });
 

@@ -7,6 +7,7 @@
  */
 import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../../admission/index.js';
 import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../../admission/index.js';
+import type { Next } from 'koa';
 import type { AuditSink } from '../../audit/audit.js';
 import type { Logger } from '../../log/logger.js';
 import type { Pii } from '../../log/pii.js';
@@ -64,26 +65,18 @@ export function admit(deps: AdmitDeps): Step {
     }
   }
 
-  return async function admit(ctx, next) {
+  /** A malformed envelope: counted against its per-IP bucket when it names an IP, then 400. */
+  async function malformed(ctx: PipelineContext, clientIp: string | undefined, nowMs: number): Promise<void> {
+    if (clientIp !== undefined && rateLimits !== null) {
+      const result = await ask([ipBucket(rateLimits, clientIp)], undefined, nowMs);
+      if (result?.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
+    }
+    plain(ctx, 400);
+  }
+
+  async function admitted(ctx: PipelineContext, next: Next, buckets: Bucket[], replay?: ReplayEntry): Promise<void> {
     const nowMs = earlier(ctx.state.receivedAtMs, 'the time received');
-    const malformed = ctx.state.malformed;
-    if (malformed !== undefined) {
-      const { clientIp } = malformed;
-      if (clientIp !== undefined && rateLimits !== null) {
-        const result = await ask([ipBucket(rateLimits, clientIp)], undefined, nowMs);
-        if (result?.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
-      }
-      plain(ctx, 400);
-      return;
-    }
-    const { action, body, reqid, clientIp } = earlier(ctx.state.request, 'the request');
-    const spec = actionSpecs[action];
-    const buckets = rateLimits === null ? [] : bucketsFor(rateLimits, { action, rateClass: spec.rate, body, clientIp });
-    const replay = spec.changesState ? replayEntry(ctx, messageTtlSeconds) : undefined;
-    if (buckets.length === 0 && replay === undefined) {
-      await next();
-      return;
-    }
+    const { action, reqid, clientIp } = earlier(ctx.state.request, 'the request');
     const result = await ask(buckets, replay, nowMs);
     if (result === null) {
       ctx.state.log = { refused: 'admission unavailable', reqid, action };
@@ -97,6 +90,20 @@ export function admit(deps: AdmitDeps): Step {
     if (result.kind === 'rate-limited') return refuse(ctx, result, clientIp, nowMs);
     ctx.state.log = { refused: 'replayed', reqid, action };
     plain(ctx, 401);
+  }
+
+  // Not async itself: a request with nothing to ask the store (limits off, an action that changes
+  // nothing) goes straight on, without a frame of its own.
+  return function admit(ctx, next) {
+    if (ctx.state.malformed !== undefined) {
+      return malformed(ctx, ctx.state.malformed.clientIp, earlier(ctx.state.receivedAtMs, 'the time received'));
+    }
+    const { action, body, clientIp } = earlier(ctx.state.request, 'the request');
+    const spec = actionSpecs[action];
+    const buckets = rateLimits === null ? [] : bucketsFor(rateLimits, { action, rateClass: spec.rate, body, clientIp });
+    const replay = spec.changesState ? replayEntry(ctx, messageTtlSeconds) : undefined;
+    if (buckets.length === 0 && replay === undefined) return next();
+    return admitted(ctx, next, buckets, replay);
   };
 }
 

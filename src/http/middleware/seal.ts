@@ -2,6 +2,7 @@
 import type { Clock, Random } from '../../domain/ports.js';
 import { sealJson } from '../../protocol/index.js';
 import type { Keyring } from '../../protocol/index.js';
+import { TEXT_PLAIN } from '../plain.js';
 import { earlier } from '../state.js';
 import type { Step } from '../state.js';
 
@@ -17,7 +18,7 @@ export function seal(deps: SealDeps): Step {
     const reply = earlier(ctx.state.reply, 'the reply');
     ctx.status = reply.status;
     if (reply.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(reply.retryAfterSeconds));
-    ctx.type = 'text/plain; charset=utf-8';
+    ctx.set('Content-Type', TEXT_PLAIN);
     ctx.body = sealJson(keyring, reply.payload, { nowMs: clock.now(), iv: random.bytes(16) });
   };
 }

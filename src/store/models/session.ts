@@ -28,19 +28,6 @@ export class SessionModel extends StoredModel {
   toRecord(): SessionRecord {
     return recordOfColumns(this);
   }
-
-  /** The columns of a record, as the model holds them. */
-  static fromRecord(record: SessionRecord): Partial<SessionModel> {
-    return {
-      token_hash: record.tokenHash,
-      user_id: record.userId,
-      ip_address: record.ipAddress,
-      user_agent: record.userAgent,
-      created: new Date(record.created),
-      expires: new Date(record.expires),
-      extra_info_json: record.extraInfo,
-    };
-  }
 }
 
 /** The model's columns, as an instance or a parsed row holds them. */
