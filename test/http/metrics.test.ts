@@ -4,21 +4,26 @@
  * test/reliability/metrics-workers.test.ts.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRateLimits } from '../../src/admission/index.js';
 import { parseAddressRange } from '../../src/metrics/peers.js';
 import type { AddressRange } from '../../src/metrics/peers.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { actionNames, generateFernetKey, parseKeyring, sealJson } from '../../src/protocol/index.js';
+import type { MysqlTarget, PgTarget } from '../../src/store/url.js';
 import { GOOD_PASSWORD, openSession, verifiedUser } from '../helpers/accounts.js';
+import { forEachDatabase } from '../helpers/databases.js';
 import { rawRequest } from '../helpers/http.js';
 import { getFrom, parseScrape, sampleValue } from '../helpers/metrics.js';
+import { freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 import type { Sample } from '../helpers/metrics.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 const ranges = (...texts: string[]): AddressRange[] =>
   texts.map((text) => {
@@ -261,5 +266,102 @@ describe('GET /metrics', () => {
         await server.close();
       }
     });
+  });
+});
+
+describe('metrics of the stores behind the server', () => {
+  describe('a Redis outage', { skip: hasRedisServer ? false : 'redis-server is not installed' }, () => {
+    it('counts the fall-back once and shows redis down, then up again', async () => {
+      const port = await freePort();
+      const redis = await startRedis(port);
+      const server = await startTestServer({ config: { metrics: LOOPBACK, redisUrl: `redis://127.0.0.1:${port}` } });
+      try {
+        assert.equal((await server.post(server.seal(envelope('session-new', newSession, 'r1')))).status, 200);
+        let samples = await scrape(server);
+        assert.deepEqual(
+          [sampleValue(samples, 'authsvc_redis_up'), sampleValue(samples, 'authsvc_redis_fallbacks_total')],
+          [1, 0],
+        );
+        await stopRedis(redis);
+        for (let i = 0; i < 3; i++) {
+          assert.equal((await server.post(server.seal(envelope('session-new', newSession, `r${i + 2}`)))).status, 200);
+        }
+        samples = await scrape(server);
+        assert.deepEqual(
+          [sampleValue(samples, 'authsvc_redis_up'), sampleValue(samples, 'authsvc_redis_fallbacks_total')],
+          [0, 1],
+        );
+      } finally {
+        await server.close();
+        await stopRedis(redis);
+      }
+    });
+  });
+
+  forEachDatabase(
+    (db) => {
+      it('counts the requests the database could not answer, and the outage once', async () => {
+        const target = (await db.fresh()) as PgTarget | MysqlTarget;
+        const proxy = await startTcpProxy(target.host, target.port);
+        const server = await startTestServer({
+          database: { ...target, host: proxy.host, port: proxy.port },
+          config: { metrics: LOOPBACK },
+        });
+        try {
+          const exists = async (reqid: string): Promise<number> =>
+            (await server.post(server.seal(envelope('session-exists', { session_token: 'x'.repeat(20) }, reqid))))
+              .status;
+          assert.equal(await exists('before'), 200);
+          proxy.cut();
+          assert.deepEqual([await exists('down-1'), await exists('down-2')], [503, 503]);
+          let samples = await scrape(server);
+          assert.equal(sampleValue(samples, 'authsvc_database_errors_total'), 2);
+          assert.equal(sampleValue(samples, 'authsvc_database_outages_total'), 1);
+          assert.equal(sampleValue(samples, 'authsvc_database_up'), 0);
+          assert.equal(requests(samples, 'session-exists', 'db_unavailable'), 2);
+          proxy.restore();
+          let status = 0;
+          for (let i = 0; i < 50 && status !== 200; i++) {
+            status = await exists(`after-${i}`);
+            if (status !== 200) await sleep(200);
+          }
+          assert.equal(status, 200);
+          samples = await scrape(server);
+          assert.equal(sampleValue(samples, 'authsvc_database_up'), 1);
+          assert.equal(sampleValue(samples, 'authsvc_database_outages_total'), 1);
+        } finally {
+          proxy.restore();
+          await server.close();
+          await proxy.close();
+        }
+      });
+    },
+    ['pg'],
+  );
+});
+
+describe('docs/operations.md, "Metrics"', () => {
+  const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## Metrics\n'), doc.indexOf('\n## ', doc.indexOf('\n## Metrics\n') + 5));
+  /** Only with --workers N (checked in test/reliability/metrics-workers.test.ts) or with redisurl. */
+  const CONDITIONAL = new Set(['authsvc_metrics_processes', 'authsvc_redis_up']);
+
+  it('names only metrics a scrape has, and every authsvc metric a scrape has', async () => {
+    const named = new Set(
+      [...section.matchAll(/\b((?:authsvc|process|nodejs)_[a-z_]+[a-z])\b/g)].map((m) => m[1] ?? ''),
+    );
+    assert.ok(named.size > 15, [...named].join(' '));
+    const server = await startTestServer({ config: { metrics: LOOPBACK } });
+    try {
+      const text = await (await fetch(new URL('/metrics', server.url))).text();
+      const families = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] ?? ''));
+      const samples = new Set(parseScrape(text).map((s) => s.name));
+      const missing = [...named].filter((n) => !families.has(n) && !samples.has(n) && !CONDITIONAL.has(n));
+      assert.deepEqual(missing, []);
+      const undocumented = [...families].filter((f) => f.startsWith('authsvc_') && !named.has(f));
+      assert.deepEqual(undocumented, []);
+    } finally {
+      await server.close();
+    }
   });
 });
