@@ -39,7 +39,10 @@ describe('--workers 2: /metrics', () => {
       for (let i = 0; i < 4; i++) {
         const samples = await scrape(server.url);
         assert.equal(sampleValue(samples, 'authsvc_metrics_processes'), 3, 'the primary and both workers');
-        assert.equal(sampleValue(samples, 'authsvc_requests_total', { action: 'session-new', outcome: 'success' }), sent);
+        assert.equal(
+          sampleValue(samples, 'authsvc_requests_total', { action: 'session-new', outcome: 'success' }),
+          sent,
+        );
         assert.equal(sampleValue(samples, 'authsvc_requests_total', { action: 'unknown', outcome: 'invalid' }), 1);
         assert.equal(sampleValue(samples, 'authsvc_transport_refused_total', { reason: 'undecryptable' }), 1);
         assert.equal(sampleValue(samples, 'authsvc_request_duration_seconds_count', { action: 'session-new' }), sent);
