@@ -346,6 +346,15 @@ describe('docs/operations.md, "Metrics"', () => {
   /** Only with --workers N (checked in test/reliability/metrics-workers.test.ts) or with redisurl. */
   const CONDITIONAL = new Set(['authsvc_metrics_processes', 'authsvc_redis_up']);
 
+  it('has alert rules on lock-outs, 429s and the database, on metrics a scrape has (checked below)', () => {
+    const rules =
+      /<!-- checked-by: test\/http\/metrics\.test\.ts -->\s*```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const exprs = [...rules.matchAll(/^\s*expr: (.*)$/gm)].map((m) => m[1] ?? '');
+    assert.ok(exprs.some((e) => e.includes('authsvc_lockouts_total')));
+    assert.ok(exprs.some((e) => e.includes('outcome="rate-limited"')));
+    assert.ok(exprs.some((e) => e.includes('authsvc_database_up')));
+  });
+
   it('names only metrics a scrape has, and every authsvc metric a scrape has', async () => {
     const named = new Set(
       [...section.matchAll(/\b((?:authsvc|process|nodejs)_[a-z_]+[a-z])\b/g)].map((m) => m[1] ?? ''),
