@@ -11,6 +11,7 @@ import type { Dispatcher } from './actions/dispatch.js';
 import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
 import type { AdmissionStore, FallbackStore } from './admission/index.js';
 import { logAuditSink } from './audit/audit.js';
+import type { AuditSink } from './audit/audit.js';
 import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
@@ -22,11 +23,15 @@ import type { Clock, LoginBackoff, Random, Sleep } from './domain/ports.js';
 import { randomSource } from './domain/random.js';
 import { singleProcessReport } from './http/health-report.js';
 import type { WorkersReport } from './http/health-report.js';
+import type { HttpMetrics } from './http/middleware/metrics.js';
 import { closeGracefully, createHttpApp, listen } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import { createSmtpMailer } from './mail/smtp.js';
 import type { Logger } from './log/logger.js';
 import { piiHasher } from './log/pii.js';
+import type { MetricsChannel } from './metrics/cluster.js';
+import { peerMatcher } from './metrics/peers.js';
+import type { ServiceMetrics } from './metrics/port.js';
 import { createHashQueue, defaultHashQueueOptions } from './passwords/hash-queue.js';
 import type { HashQueue, HashQueueOptions } from './passwords/hash-queue.js';
 import { createHasher } from './passwords/hashing.js';
@@ -81,6 +86,8 @@ export interface AppOptions {
     readonly workers: () => WorkersReport;
     /** The primary's admission store, asked over IPC: limits and replay are exact across the workers. */
     readonly admission: AdmissionStore;
+    /** The IPC channel to the primary, which sums every process's metrics for /metrics (metrics 1). */
+    readonly metrics?: MetricsChannel;
   };
   /** The admission store to use instead of the configured one (tests sharing one store between apps). */
   readonly admission?: AdmissionStore;
@@ -114,13 +121,17 @@ interface Wiring {
   readonly startedAtMs: number;
   /** Replay refusal, rate limits and login back-off; `status` says how Redis is doing. */
   readonly admission: FallbackStore;
+  /** Security events: the log, and the metrics when they are on. */
+  readonly audit: AuditSink;
+  /** null: metrics off. */
+  readonly metrics: ServiceMetrics | null;
 }
 
 /**
  * Redis when `redisurl` is set, falling back to this instance's own exact store: the cluster
  * primary's (asked over IPC) in a worker, memory in a single process (DESIGN decision 20).
  */
-async function admissionOf(options: AppOptions, log: Logger): Promise<FallbackStore> {
+async function admissionOf(options: AppOptions, log: Logger, metrics: ServiceMetrics | null): Promise<FallbackStore> {
   const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
   const url = options.config.redisUrl;
   if (url === null) return fallbackStore(null, local, log);
@@ -131,7 +142,7 @@ async function admissionOf(options: AppOptions, log: Logger): Promise<FallbackSt
     () => true,
     () => false,
   );
-  const store = fallbackStore(redis, local, log);
+  const store = fallbackStore(redis, local, log, { onFallback: () => metrics?.redisFallback() });
   // Down from the start: one read through the fallback logs it and makes /health say so at once.
   if (!connected) await store.waitFor('b:startup-probe', 0);
   return {
@@ -152,8 +163,8 @@ function initialPolicy(options: AppOptions): LoadedPolicy {
   return loaded.policy;
 }
 
-function passwordsOf({ config, clock }: Wiring, queue: HashQueueOptions | HashQueue): PasswordService {
-  const hasher = createHasher(config.passHash, 'run' in queue ? queue : createHashQueue(queue));
+function passwordsOf({ config, clock }: Wiring, queue: HashQueue): PasswordService {
+  const hasher = createHasher(config.passHash, queue);
   return passwordService(hasher, config.passPolicy, {
     serverName: config.serverName,
     pwned: config.pwnedUrl === null ? noPwnedCheck : createPwnedChecker({ url: config.pwnedUrl, clock }),
@@ -168,12 +179,12 @@ function dispatcherOf(
   passwords: PasswordService,
   loginBackoff: LoginBackoff,
 ): Dispatcher {
-  const { config, clock, random, log } = wiring;
+  const { config, clock, random, audit } = wiring;
   return createDispatcher({
     clock,
     random,
     store,
-    audit: logAuditSink(log, piiHasher(config.piisalt)),
+    audit,
     passwords,
     mailer: createSmtpMailer(config.email),
     policy,
@@ -191,8 +202,9 @@ async function serveHttp(
   wiring: Wiring,
   store: Store,
   dispatcher: Dispatcher,
-  workers: () => WorkersReport,
+  options: AppOptions,
 ): Promise<{ server: Server; url: string }> {
+  const workers = options.worker?.workers ?? (() => singleProcessReport(process.pid));
   const { config, clock, random, log, startedAtMs } = wiring;
   const app = createHttpApp({
     keyring: config.keyring,
@@ -205,7 +217,7 @@ async function serveHttp(
     dispatcher,
     admission: wiring.admission,
     rateLimits: config.rateLimits,
-    audit: logAuditSink(log, piiHasher(config.piisalt)),
+    audit: wiring.audit,
     log,
     pii: piiHasher(config.piisalt),
     health: {
@@ -216,11 +228,66 @@ async function serveHttp(
       database: (budgetMs) => store.ping(budgetMs),
       workers,
     },
+    metrics: wiring.metrics === null ? null : await httpMetricsOf(wiring.metrics, config, options.worker?.metrics),
   });
   const server = await listen(app, { host: config.listen, port: config.port, tls: config.tls });
   const { address, port } = server.address() as AddressInfo;
   const scheme = config.tls === null ? 'http' : 'https';
   return { server, url: `${scheme}://${address.includes(':') ? `[${address}]` : address}:${port}/` };
+}
+
+/**
+ * The metrics of this process when `metrics` is 1 (null otherwise). prom-client is imported here, on
+ * demand: with metrics off it is never loaded, and nothing is registered or counted.
+ */
+async function metricsOf(config: Config, hashes: HashQueue, redisUp: () => boolean): Promise<ServiceMetrics | null> {
+  if (config.metrics === null) return null;
+  const { createServiceMetrics } = await import('./metrics/prometheus.js');
+  return createServiceMetrics({ hashes, ...(config.redisUrl === null ? {} : { redisUp }) });
+}
+
+/** What the transport needs for /metrics: in a worker, the scrape is the primary's sum over every process. */
+async function httpMetricsOf(
+  metrics: ServiceMetrics,
+  config: Config,
+  toPrimary: MetricsChannel | undefined,
+): Promise<HttpMetrics> {
+  const allowPeer = peerMatcher(config.metrics?.allow ?? []);
+  if (toPrimary === undefined) return { observer: metrics, allowPeer, scrape: () => metrics.scrape() };
+  const { answerCollects, scrapeThroughPrimary } = await import('./metrics/cluster.js');
+  const own = await metrics.scrape();
+  answerCollects(toPrimary, () => metrics.figures());
+  const summed = scrapeThroughPrimary(toPrimary);
+  return {
+    observer: metrics,
+    allowPeer,
+    scrape: async () => {
+      const text = await summed();
+      return text === null ? null : { contentType: own.contentType, text };
+    },
+  };
+}
+
+/** The log always; the metrics too when they are on (they count a few events by name). */
+function auditOf(log: Logger, config: Config, metrics: ServiceMetrics | null): AuditSink {
+  const logged = logAuditSink(log, piiHasher(config.piisalt));
+  if (metrics === null) return logged;
+  return {
+    record(event) {
+      logged.record(event);
+      metrics.audited(event.event);
+    },
+  };
+}
+
+/** A SIGHUP's outcome as an audit event (no request: its id is `sighup`). */
+function auditReload(audit: AuditSink, outcome: ReloadOutcome): ReloadOutcome {
+  audit.record(
+    outcome.ok
+      ? { event: 'policy.reloaded', reqid: 'sighup', detail: { sha256: outcome.sha256, changed: outcome.changed } }
+      : { event: 'policy.reload-refused', reqid: 'sighup', detail: { problems: outcome.problems.length } },
+  );
+  return outcome;
 }
 
 /** A single process prepares its database; a cluster worker finds it prepared by its primary. */
@@ -236,19 +303,26 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // The test clock (debugmode only) is read by every process, so tests across processes share one time.
   const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
   const log = createLogger(options.logStream ?? process.stdout, config.logLevel, config.logFormat);
+  const queue = options.hashQueue ?? defaultHashQueueOptions(config.workers);
+  const hashQueue = 'run' in queue ? queue : createHashQueue(queue);
+  const metrics = await metricsOf(config, hashQueue, () => admission.status() === 'ok');
+  const admission = await admissionOf(options, log, metrics);
   const wiring: Wiring = {
     config,
     clock,
     random: options.random ?? randomSource,
     log,
     startedAtMs: clock.now(),
-    admission: await admissionOf(options, log),
+    admission,
+    audit: auditOf(log, config, metrics),
+    metrics,
   };
   const loaded = initialPolicy(options);
-  const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
+  const passwords = passwordsOf(wiring, hashQueue);
   const credentialsFile = await prepareUnlessWorker(options, wiring);
   const store = openStore(config.authdb);
   store.onAvailability((event) => {
+    metrics?.databaseAvailability(event.up);
     if (event.up) log.warn('database available again');
     else log.warn('database unavailable', { cause: event.cause });
   });
@@ -256,12 +330,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // The primary of a cluster runs the purge; a single process runs its own.
     const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
     const policy = swappablePolicy(loaded.compiled);
-    const workers = options.worker?.workers ?? (() => singleProcessReport(process.pid));
     const loginBackoff = config.loginBackoff
       ? storeLoginBackoff(wiring.admission, clock, options.sleep ?? ((ms) => sleepFor(ms)))
       : noLoginBackoff;
     const dispatcher = dispatcherOf(wiring, store, policy, passwords, loginBackoff);
-    const { server, url } = await serveHttp(wiring, store, dispatcher, workers);
+    const { server, url } = await serveHttp(wiring, store, dispatcher, options);
     return {
       url,
       server,
@@ -269,7 +342,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       log,
       credentialsFile,
       policy,
-      reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log),
+      reloadPolicy: () => auditReload(wiring.audit, reloadPolicyFile(policy, config.permissionsPath, log)),
       applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
       async close() {
         cleanup?.stop();

@@ -89,7 +89,7 @@ async function verifyCredentials(
     const counted = await countFailure(user.userId);
     if (counted?.lockedNow === true) {
       deps.audit.record({
-        event: 'lockout',
+        event: 'account.locked-out',
         reqid: meta.reqid,
         subject: { userId: user.userId, ip: meta.clientIp },
         detail: { failed_login_tries: counted.count, locked_for_s: userLockTimeSeconds },

@@ -23,7 +23,7 @@ export function fallbackStore(
   remote: RemoteStore | null,
   local: AdmissionStore,
   logger: Logger,
-  options: { probeMs?: number } = {},
+  options: { probeMs?: number; onFallback?: () => void } = {},
 ): FallbackStore {
   let down = false;
   let probe: NodeJS.Timeout | undefined;
@@ -51,6 +51,7 @@ export function fallbackStore(
     });
     probe = setInterval(recover, probeMs);
     probe.unref();
+    options.onFallback?.();
   };
 
   async function use<T>(call: (store: AdmissionStore) => Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@
  *   delays while it keeps dying soon after start (backoff.ts);
  * - tells every worker who is alive, for /health;
  * - on SIGHUP checks the policy file again and sends a valid one to every worker (policy.ts);
+ * - with `metrics` 1, answers each worker's scrape with the sum over every process (metrics/cluster.ts);
  * - on SIGTERM or SIGINT asks every worker to drain (answer what it received, accept nothing new),
  *   waits for them, and exits 0. A signal to the primary does not reach the workers by itself.
  * A worker that dies before any worker ever came up means the start failed (a port in use, a bad
@@ -13,6 +14,8 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { memoryAdmissionStore, serveAdmission } from '../admission/index.js';
+import { logAuditSink } from '../audit/audit.js';
+import type { AuditSink } from '../audit/audit.js';
 import type { Channel, MemoryAdmissionStore } from '../admission/index.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
@@ -20,6 +23,8 @@ import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 import { createLogger, flushStdio } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
+import { piiHasher } from '../log/pii.js';
+import type { MetricsHub } from '../metrics/cluster.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
 import { startCleanup } from '../store/cleanup-timer.js';
@@ -50,6 +55,10 @@ interface Primary {
   readonly policy: PolicyKeeper;
   /** The one admission store of every worker (replay, rate limits, back-off), asked over IPC. */
   readonly admission: MemoryAdmissionStore;
+  /** Policy reloads are recorded here (the log, and the primary's metrics when they are on). */
+  readonly audit: AuditSink;
+  /** Sums the processes' metrics for a worker's /metrics; null with metrics off. */
+  readonly metrics: MetricsHub | null;
   /** Resolves runPrimary's promise once every worker is up. */
   readonly announce: (url: string) => void;
   /** Releases the database and exits the process. */
@@ -181,6 +190,7 @@ function fork(primary: Primary, slot: Slot): void {
   slot.timer = null;
   const worker = cluster.fork();
   serveAdmission(channelTo(worker), primary.admission);
+  const detachMetrics = primary.metrics?.attach(channelTo(worker));
   slot.worker = worker;
   slot.state = 'starting';
   slot.startedAt = performance.now();
@@ -189,7 +199,10 @@ function fork(primary: Primary, slot: Slot): void {
     else if (isReady(message)) onReady(primary, slot, worker, message);
     else if (isStartFailed(message)) primary.startFailure ??= message;
   });
-  worker.on('exit', (code, signal) => onExit(primary, slot, worker, code, signal));
+  worker.on('exit', (code, signal) => {
+    detachMetrics?.();
+    onExit(primary, slot, worker, code, signal);
+  });
   broadcastWorkers(primary);
 }
 
@@ -199,8 +212,36 @@ function handleSignals(primary: Primary): void {
   process.on('SIGHUP', () => {
     if (primary.stopping) return;
     const message = primary.policy.reload();
+    // Recorded once, here: the workers only apply what the primary accepted.
+    primary.audit.record(
+      message === null
+        ? { event: 'policy.reload-refused', reqid: 'sighup' }
+        : { event: 'policy.reloaded', reqid: 'sighup', detail: { sha256: message.sha256 } },
+    );
     if (message !== null) sendAll(primary, message);
   });
+}
+
+/**
+ * The primary's audit sink and, with `metrics` 1, the hub that sums every process's metrics (the
+ * primary's own registry holds its process metrics and the policy reloads it decides).
+ */
+async function primaryMetricsOf(
+  config: Config,
+  log: Logger,
+): Promise<{ audit: AuditSink; metrics: MetricsHub | null }> {
+  const logged = logAuditSink(log, piiHasher(config.piisalt));
+  if (config.metrics === null) return { audit: logged, metrics: null };
+  const { createPrimaryMetrics } = await import('../metrics/prometheus.js');
+  const { metricsHub } = await import('../metrics/cluster.js');
+  const own = createPrimaryMetrics();
+  const audit: AuditSink = {
+    record(event) {
+      logged.record(event);
+      own.audited(event.event);
+    },
+  };
+  return { audit, metrics: metricsHub(own.registry) };
 }
 
 /** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
@@ -208,12 +249,15 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
   const prepared = await prepareDatabase({ config, log });
   const cleanup = startCleanup(prepared.store, systemClock, log);
+  const { audit, metrics } = await primaryMetricsOf(config, log);
   return new Promise<string>((announce) => {
     const primary: Primary = {
       slots: Array.from({ length: config.workers }, (_, i) => newSlot(i)),
       log,
       policy: policyKeeper(config.permissionsPath, policy.bytes, log),
       admission: memoryAdmissionStore(),
+      audit,
+      metrics,
       announce,
       release: () => {
         cleanup.stop();

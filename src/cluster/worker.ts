@@ -62,7 +62,7 @@ export async function runWorker(config: Config, policy: LoadedPolicy): Promise<v
 
   // Limits, replay refusal and back-off are the primary's, one IPC message per request: exact across workers.
   const admission = primaryAdmissionClient(toPrimary);
-  app = await startApp({ config, policy, worker: { workers: () => report, admission } });
+  app = await startApp({ config, policy, worker: { workers: () => report, admission, metrics: toPrimary } });
   if (state.stopping !== null) return drain(app, state.stopping);
   if (pending.policy !== null) app.applyPolicy(pending.policy);
   const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url, policySha256: app.policy.current().sha256 };

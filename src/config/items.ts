@@ -11,6 +11,8 @@ import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
 import { LOG_LEVELS } from '../log/levels.js';
 import type { LogLevel } from '../log/levels.js';
+import { parseAddressRange } from '../metrics/peers.js';
+import type { AddressRange } from '../metrics/peers.js';
 import { parseDatabaseUrl, redactUrl } from '../store/url.js';
 import type { DatabaseTarget } from '../store/url.js';
 import type { Convert, Decoder, ItemContext } from './decoders.js';
@@ -87,6 +89,22 @@ const onOrNone: Convert<boolean> = (text, item) => {
   return bad(`${item.label} must be "on" or "none", not "${text}"`);
 };
 
+/** IP addresses or CIDR ranges separated by ';', at least one (an empty list would be metrics nobody may read). */
+const addressRanges: Convert<readonly AddressRange[]> = (text, item) => {
+  const parts = text
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (parts.length === 0) return bad(`${item.label} must name at least one IP address or CIDR range`);
+  const ranges: AddressRange[] = [];
+  for (const part of parts) {
+    const range = parseAddressRange(part);
+    if (range === null) return bad(`${item.label}: "${part}" is not an IP address or CIDR range`);
+    ranges.push(range);
+  }
+  return ok(ranges);
+};
+
 export const ITEMS = {
   secret: required(keyring),
   piisalt: required(atLeast8),
@@ -123,6 +141,8 @@ export const ITEMS = {
   ratelimits: required(rateLimits),
   redisurl: optional(redisUrl),
   loginbackoff: required(onOrNone),
+  metrics: flag(),
+  metricsallow: required(addressRanges),
   testclock: optional(path),
 } satisfies Record<string, Decoder<unknown>>;
 

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import type { RatePolicy } from '../admission/index.js';
 import type { LogLevel } from '../log/levels.js';
+import type { AddressRange } from '../metrics/peers.js';
 import type { Keyring } from '../protocol/index.js';
 import type { PassHashSpec } from '../passwords/hashing.js';
 import type { PassPolicy } from '../passwords/thresholds.js';
@@ -80,6 +81,8 @@ export interface Config {
   readonly testClockFile: string | null;
   readonly refreshGraceSeconds: number;
   readonly email: EmailSettings;
+  /** GET /metrics (Prometheus) for the peers in `allow`; null: metrics off, nothing registered or counted. */
+  readonly metrics: { readonly allow: readonly AddressRange[] } | null;
 }
 
 /** Where the policy is and how messages name its item, e.g. `permissions (--permissions, AUTHSVC_PERMISSIONS)`. */
@@ -142,6 +145,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     loginBackoff: v.loginbackoff,
     testClockFile: v.debugmode ? v.testclock : null,
     refreshGraceSeconds: v.refreshgrace,
+    metrics: v.metrics ? { allow: v.metricsallow } : null,
     email: {
       server: v.emailserver,
       port: v.emailport,

@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.js';
 import type { Pii } from '../log/pii.js';
 import type { Keyring } from '../protocol/index.js';
 import type { HealthSources } from './health.js';
+import type { HttpMetrics } from './middleware/metrics.js';
 
 /** What the transport needs; built in src/app.ts. */
 export interface HttpDeps {
@@ -26,4 +27,6 @@ export interface HttpDeps {
   readonly log: Logger;
   readonly pii: Pii;
   readonly health: HealthSources;
+  /** null: metrics off (no /metrics, nothing counted). */
+  readonly metrics: HttpMetrics | null;
 }

@@ -5,8 +5,10 @@
  *   POST /            size guard → open → envelope → admit → dispatch → seal
  *   GET|HEAD /health  health
  *   POST /echo        size guard → open → echo → seal   (debugmode 1, loopback peers only)
+ *   GET|HEAD /metrics the scrape                        (metrics 1, the peers of metricsallow only)
  *
- * The request log and the Host guard run before any route (server.ts); unrouted answers 404/405.
+ * The request count (metrics 1), the request log and the Host guard run before any route (server.ts);
+ * unrouted answers 404/405.
  */
 import { Router } from '@koa/router';
 import type Koa from 'koa';
@@ -16,7 +18,8 @@ import { dispatch } from './middleware/dispatch.js';
 import { echo } from './middleware/echo.js';
 import { envelope } from './middleware/envelope.js';
 import { health } from './middleware/health.js';
-import { loopbackOnly } from './middleware/loopback-only.js';
+import { loopbackOnly, peersOnly } from './middleware/loopback-only.js';
+import { scrapeMetrics } from './middleware/metrics.js';
 import { open } from './middleware/open.js';
 import { seal } from './middleware/seal.js';
 import { sizeGuard } from './middleware/size-guard.js';
@@ -45,6 +48,10 @@ export function mountRoutes(app: Koa<PipelineState>, deps: HttpDeps): void {
     app.use(
       loopbackOnly(new Router<PipelineState>(EXACT).post('/echo', guardSize, openBody, echo(), sealReply).routes()),
     );
+  }
+  if (deps.metrics !== null) {
+    const { allowPeer, scrape } = deps.metrics;
+    app.use(peersOnly(allowPeer, new Router<PipelineState>(EXACT).get('/metrics', scrapeMetrics(scrape)).routes()));
   }
   app.use(service.routes());
 }

@@ -10,6 +10,7 @@ import type { HttpDeps } from './deps.js';
 import { drainOf } from './drain.js';
 import type { Drain } from './drain.js';
 import { hostGuard } from './middleware/host-guard.js';
+import { countRequests } from './middleware/metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { unrouted } from './middleware/unrouted.js';
 import { mountRoutes } from './routes.js';
@@ -19,6 +20,8 @@ export function createHttpApp(deps: HttpDeps): Koa<PipelineState> {
   const app = new Koa<PipelineState>();
   app.proxy = false; // X-Forwarded-Host must never feed the Host allow-list
   app.silent = true; // errors are logged by the request log, once, with the request id
+  // Outermost, so it sees every answer as sent, the request log's 500s included.
+  if (deps.metrics !== null) app.use(countRequests(deps.metrics.observer));
   app.use(requestLog(deps.log));
   app.use(hostGuard(deps.allowedHosts));
   mountRoutes(app, deps);
