@@ -10,7 +10,10 @@ import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
 import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
 import type { AdmissionStore, FallbackStore } from './admission/index.js';
-import { logAuditSink } from './audit/audit.js';
+import { fanOut, logOutlet, publishingSink } from './audit/audit.js';
+import type { AuditSink } from './audit/audit.js';
+import { createWebhookSender } from './audit/webhooks.js';
+import type { WebhookSender, WebhookTuning } from './audit/webhooks.js';
 import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
@@ -86,6 +89,10 @@ export interface AppOptions {
   readonly admission?: AdmissionStore;
   /** How the login back-off waits (default: a timer); tests on a frozen clock record the waits instead. */
   readonly sleep?: Sleep;
+  /** More audit sinks, each given every event (metrics, a test's recorder). */
+  readonly auditSinks?: readonly AuditSink[];
+  /** The webhook queue's bounds and timings (tests shrink them). */
+  readonly webhookTuning?: Partial<WebhookTuning>;
 }
 
 export interface RunningApp {
@@ -97,6 +104,8 @@ export interface RunningApp {
   readonly credentialsFile: string | null;
   /** The policy in force; reloads replace it. */
   readonly policy: SwappablePolicy;
+  /** The webhook queue (null without webhookurl): its counts of delivered and dropped events. */
+  readonly webhook: WebhookSender | null;
   /** SIGHUP: re-reads the --permissions file; a valid policy replaces the one in force, an invalid one is refused. */
   reloadPolicy(): ReloadOutcome;
   /** A policy document the cluster primary already checked (the same bytes for every worker). */
@@ -114,6 +123,39 @@ interface Wiring {
   readonly startedAtMs: number;
   /** Replay refusal, rate limits and login back-off; `status` says how Redis is doing. */
   readonly admission: FallbackStore;
+  /** Every audit event: the log, the webhook queue, the extra sinks. */
+  readonly audit: AuditSink;
+}
+
+export interface AuditWiring {
+  readonly sink: AuditSink;
+  /** null when no webhookurl is set. */
+  readonly webhook: WebhookSender | null;
+}
+
+/**
+ * The audit events of one process: logged, and POSTed to the webhook when one is configured. Each
+ * process has its own queue (a cluster's workers each send their own events; the primary its reloads).
+ */
+export function auditOf(
+  config: Config,
+  log: Logger,
+  clock: Clock,
+  random: Random,
+  more: { readonly sinks?: readonly AuditSink[]; readonly tuning?: Partial<WebhookTuning> } = {},
+): AuditWiring {
+  const webhook =
+    config.webhook === null
+      ? null
+      : createWebhookSender({
+          target: config.webhook,
+          clock,
+          random,
+          log,
+          ...(more.tuning === undefined ? {} : { tuning: more.tuning }),
+        });
+  const outlets = webhook === null ? [logOutlet(log)] : [logOutlet(log), webhook.outlet];
+  return { sink: fanOut(publishingSink(clock, piiHasher(config.piisalt), outlets), ...(more.sinks ?? [])), webhook };
 }
 
 /**
@@ -168,12 +210,12 @@ function dispatcherOf(
   passwords: PasswordService,
   loginBackoff: LoginBackoff,
 ): Dispatcher {
-  const { config, clock, random, log } = wiring;
+  const { config, clock, random } = wiring;
   return createDispatcher({
     clock,
     random,
     store,
-    audit: logAuditSink(log, piiHasher(config.piisalt)),
+    audit: wiring.audit,
     passwords,
     mailer: createSmtpMailer(config.email),
     policy,
@@ -205,7 +247,7 @@ async function serveHttp(
     dispatcher,
     admission: wiring.admission,
     rateLimits: config.rateLimits,
-    audit: logAuditSink(log, piiHasher(config.piisalt)),
+    audit: wiring.audit,
     log,
     pii: piiHasher(config.piisalt),
     health: {
@@ -236,13 +278,19 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // The test clock (debugmode only) is read by every process, so tests across processes share one time.
   const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
   const log = createLogger(options.logStream ?? process.stdout, config.logLevel, config.logFormat);
+  const random = options.random ?? randomSource;
+  const audit = auditOf(config, log, clock, random, {
+    ...(options.auditSinks === undefined ? {} : { sinks: options.auditSinks }),
+    ...(options.webhookTuning === undefined ? {} : { tuning: options.webhookTuning }),
+  });
   const wiring: Wiring = {
     config,
     clock,
-    random: options.random ?? randomSource,
+    random,
     log,
     startedAtMs: clock.now(),
     admission: await admissionOf(options, log),
+    audit: audit.sink,
   };
   const loaded = initialPolicy(options);
   const passwords = passwordsOf(wiring, options.hashQueue ?? defaultHashQueueOptions(config.workers));
@@ -269,11 +317,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       log,
       credentialsFile,
       policy,
-      reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log),
+      webhook: audit.webhook,
+      reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log, audit.sink),
       applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
       async close() {
         cleanup?.stop();
         await closeGracefully(server);
+        // After the drain, so the events of the last requests are queued; bounded (flushMs).
+        await audit.webhook?.close();
         wiring.admission.close();
         await store.close();
       },

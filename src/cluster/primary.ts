@@ -13,9 +13,11 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { memoryAdmissionStore, serveAdmission } from '../admission/index.js';
+import { auditOf } from '../app.js';
 import type { Channel, MemoryAdmissionStore } from '../admission/index.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
+import { randomSource } from '../domain/random.js';
 import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 import { createLogger, flushStdio } from '../log/logger.js';
@@ -208,16 +210,19 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
   const prepared = await prepareDatabase({ config, log });
   const cleanup = startCleanup(prepared.store, systemClock, log);
+  // The primary's own audit events are the policy reloads; the workers send their requests' events.
+  const audit = auditOf(config, log, systemClock, randomSource);
   return new Promise<string>((announce) => {
     const primary: Primary = {
       slots: Array.from({ length: config.workers }, (_, i) => newSlot(i)),
       log,
-      policy: policyKeeper(config.permissionsPath, policy.bytes, log),
+      policy: policyKeeper(config.permissionsPath, policy.bytes, log, audit.sink),
       admission: memoryAdmissionStore(),
       announce,
-      release: () => {
+      release: async () => {
         cleanup.stop();
-        return prepared.store.close();
+        await audit.webhook?.close();
+        await prepared.store.close();
       },
       everReady: false,
       startFailure: null,

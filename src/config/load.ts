@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { RatePolicy } from '../admission/index.js';
+import type { WebhookTarget } from '../audit/webhooks.js';
 import type { LogLevel } from '../log/levels.js';
 import type { Keyring } from '../protocol/index.js';
 import type { PassHashSpec } from '../passwords/hashing.js';
@@ -80,6 +81,8 @@ export interface Config {
   readonly testClockFile: string | null;
   readonly refreshGraceSeconds: number;
   readonly email: EmailSettings;
+  /** Where the audit events are POSTed, signed; null: no webhooks. */
+  readonly webhook: WebhookTarget | null;
 }
 
 /** Where the policy is and how messages name its item, e.g. `permissions (--permissions, AUTHSVC_PERMISSIONS)`. */
@@ -142,6 +145,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     loginBackoff: v.loginbackoff,
     testClockFile: v.debugmode ? v.testclock : null,
     refreshGraceSeconds: v.refreshgrace,
+    webhook: v.webhookurl !== null && v.webhooksecret !== null ? { url: v.webhookurl, key: v.webhooksecret } : null,
     email: {
       server: v.emailserver,
       port: v.emailport,

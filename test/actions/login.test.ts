@@ -100,7 +100,7 @@ forEachDatabase((db) => {
       );
       const row = await storedUser(server, userId);
       assert.equal(Number(row['failed_login_tries']), 5, 'attempts during the lock still count');
-      assert.equal(server.logs.slice(before).filter((l) => l['audit'] === 'lockout').length, 1);
+      assert.equal(server.logs.slice(before).filter((l) => l['audit'] === 'account.locked-out').length, 1);
       assert.equal(row['user_role'], 'authenticated', 'a temporary lock changes neither role nor activity');
 
       server.clock.advance(10 * MINUTE);
@@ -130,7 +130,7 @@ forEachDatabase((db) => {
       );
       assert.ok(replies.every((r) => !r.success));
       assert.equal(Number((await storedUser(server, userId))['failed_login_tries']), 20);
-      assert.equal(server.logs.slice(before).filter((l) => l['audit'] === 'lockout').length, 1);
+      assert.equal(server.logs.slice(before).filter((l) => l['audit'] === 'account.locked-out').length, 1);
     });
 
     it('runs exactly one password verification on every failing path', async () => {

@@ -70,7 +70,7 @@ forEachDatabase((db) => {
           .first('failed_login_tries', 'locked_until');
         assert.equal(Number(row.failed_login_tries), 20);
         assert.notEqual(row.locked_until, null);
-        assert.equal(server.logs.filter((l) => l['audit'] === 'lockout').length, 1);
+        assert.equal(server.logs.filter((l) => l['audit'] === 'account.locked-out').length, 1);
       } finally {
         await store.close();
         await server.stop();
