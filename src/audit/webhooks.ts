@@ -115,7 +115,7 @@ export function createWebhookSender(deps: WebhookDeps): WebhookSender {
   const tuning: WebhookTuning = { ...DEFAULT_WEBHOOK_TUNING, ...deps.tuning };
   const queue: Message[] = [];
   const retrying = new Map<NodeJS.Timeout, Message>();
-  let inFlight = 0;
+  const inFlight = new Set<Promise<void>>();
   let closing = false;
   const abort = new AbortController();
   let delivered = 0;
@@ -126,7 +126,7 @@ export function createWebhookSender(deps: WebhookDeps): WebhookSender {
   let lastFailureLog = -Infinity;
   let idle: (() => void) | null = null;
 
-  const held = (): number => queue.length + retrying.size + inFlight;
+  const held = (): number => queue.length + retrying.size + inFlight.size;
 
   function drop(reason: DropReason, count = 1): void {
     dropped[reason] += count;
@@ -198,14 +198,14 @@ export function createWebhookSender(deps: WebhookDeps): WebhookSender {
   }
 
   function pump(): void {
-    while (inFlight < tuning.concurrency && queue.length > 0) {
+    while (inFlight.size < tuning.concurrency && queue.length > 0) {
       const message = queue.shift() as Message;
-      inFlight += 1;
-      void attempt(message).finally(() => {
-        inFlight -= 1;
+      const sending: Promise<void> = attempt(message).finally(() => {
+        inFlight.delete(sending);
         pump();
         if (held() === 0 && idle !== null) idle();
       });
+      inFlight.add(sending);
     }
   }
 
@@ -233,9 +233,11 @@ export function createWebhookSender(deps: WebhookDeps): WebhookSender {
         new Promise<void>((resolve) => (timer = setTimeout(resolve, tuning.flushMs))),
       ]);
       clearTimeout(timer);
-      const left = queue.length + inFlight;
+      const left = queue.length + inFlight.size;
       queue.length = 0;
       abort.abort();
+      // Aborted requests settle at once; after this nothing is held.
+      await Promise.allSettled([...inFlight]);
       if (left > 0) drop('shutdown', left);
     },
   };
