@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { parseWebhookSecret } from '../../src/audit/webhooks.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { openSession } from '../helpers/accounts.js';
 import { FrozenClock } from '../helpers/clock.js';
@@ -22,6 +23,7 @@ import { startTestServer } from '../helpers/server.js';
 const run = promisify(execFile);
 const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
 const section = doc.slice(doc.indexOf('### Verifying a signature'));
+const webhooks = doc.slice(doc.indexOf('### Webhooks'), doc.indexOf('### Verifying a signature'));
 
 /** The one fenced block of `language` in the verification section. */
 function block(language: string): string {
@@ -51,6 +53,17 @@ const VECTOR = {
 
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-verify-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
+
+const hasOpenssl = spawnSync('bash', ['-c', 'command -v openssl']).status === 0;
+describe('the secret docs/operations.md makes', () => {
+  it('is one start-up accepts', { skip: hasOpenssl ? false : 'openssl is not installed' }, () => {
+    const command = /^```sh\n(.*)\n```/m.exec(webhooks)?.[1] ?? '';
+    assert.match(command, /^echo "whsec_/);
+    const made = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+    const parsed = parseWebhookSecret(made.stdout.trim());
+    assert.ok(parsed.ok && parsed.key.length === 32, made.stdout);
+  });
+});
 
 describe('the signature checks of docs/operations.md', () => {
   const cases: Case[] = [];
