@@ -26,6 +26,8 @@ const THIRD = 'saffron-harbour-kettle-58';
 const ADMIN = { email: 'admin@example.org', password: 'correct horse battery staple' };
 const IP = '203.0.113.7';
 const pii = piiHasher('test-pii-salt');
+/** Log lines are written once per turn of the event loop. */
+const logsWritten = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Records each event with the server's time when it was recorded. */
 function recorder(
@@ -78,6 +80,7 @@ describe('the audit events', () => {
   async function during(run: () => Promise<unknown>): Promise<AuditEvent[]> {
     const [events, logs] = [sink.events.length, server.logs.length];
     await run();
+    await logsWritten();
     const recorded = sink.events.slice(events);
     const logged = server.logs.slice(logs).filter((l) => l.message === 'audit');
     assert.equal(logged.length, recorded.length, 'one log line per event');
@@ -363,6 +366,7 @@ describe('the audit events', () => {
         const body = { ip_address: IP, user_agent: 'x', user_id: null, expires: 1, extra_info_json: {} };
         await limited.call('session-new', body).catch(() => undefined);
       }
+      await logsWritten();
       const hits = limitedSink.events.filter((e) => e.event === 'ratelimit.hit');
       assert.equal(hits.length, 1);
       assert.equal(hits[0]?.detail?.action, 'session-new');

@@ -100,6 +100,9 @@ function capturedLog(): { logs: LogLine[]; stream: Writable } {
   return { logs, stream };
 }
 
+/** Log lines are written once per turn of the event loop. */
+const logsWritten = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const record = (n: number): AuditRecord => ({
   event: 'login.failed',
   time: new Date(0).toISOString(),
@@ -229,6 +232,7 @@ describe('audit events as webhooks', () => {
     await server.close();
     assert.ok(performance.now() - closing < 10_000, 'the flush at shutdown is bounded');
     assert.deepEqual(server.app.webhook?.stats().dropped, { queue_full: 0, attempts_exhausted: 0, shutdown: 10 });
+    await logsWritten();
     assert.ok(server.logs.some((l) => l.message === 'webhook events dropped' && l['shutdown'] === 10));
   });
 
@@ -253,6 +257,7 @@ describe('audit events as webhooks', () => {
     }
     assert.deepEqual([...byId.values()], [3, 3], 'three attempts per event, each under its one id');
     const stats = server.app.webhook?.stats();
+    await logsWritten();
     assert.equal(stats?.failedAttempts, 6);
     assert.equal(stats?.pending, 0);
     const dropLines = server.logs.filter((l) => l.message === 'webhook events dropped');
@@ -282,6 +287,7 @@ describe('audit events as webhooks', () => {
     await sender.close();
     assert.equal(sender.stats().dropped.shutdown, 3);
     assert.equal(sender.stats().pending, 0);
+    await logsWritten();
     const dropLines = logs.filter((l) => l.message === 'webhook events dropped');
     assert.deepEqual(
       dropLines.map((l) => [l['queue_full'], l['shutdown']]),
