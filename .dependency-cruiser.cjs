@@ -67,14 +67,16 @@ const ALLOWED = {
   mail: ['protocol', 'domain', 'log'],
   'policy/engine': ['protocol', 'domain'],
   'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir'],
-  policy: ['protocol', 'domain', 'log', 'policy/engine', 'policy/authoring', 'package-dir'],
+  // The seam records policy.reloaded / policy.reload-refused through the audit port.
+  policy: ['protocol', 'domain', 'log', 'audit', 'policy/engine', 'policy/authoring', 'package-dir'],
   accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],
   actions: [...SERVICES, 'accounts'],
   // config decodes the services' options (it may read their types), never the layers above them.
   config: [...SERVICES, 'package-dir'],
   http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
   setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
-  docs: ['protocol', 'domain', 'config', 'actions', 'package-dir'],
+  // docs/operations.md lists the audit-event catalogue (src/audit/catalogue.ts).
+  docs: ['protocol', 'domain', 'config', 'actions', 'audit', 'package-dir'],
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,
   cluster: [...BELOW_APP, 'app'],

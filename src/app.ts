@@ -10,8 +10,10 @@ import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
 import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
 import type { AdmissionStore, FallbackStore } from './admission/index.js';
-import { logAuditSink } from './audit/audit.js';
+import { fanOut, logOutlet, publishingSink } from './audit/audit.js';
 import type { AuditSink } from './audit/audit.js';
+import { createWebhookSender } from './audit/webhooks.js';
+import type { WebhookSender, WebhookTuning } from './audit/webhooks.js';
 import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
@@ -93,6 +95,10 @@ export interface AppOptions {
   readonly admission?: AdmissionStore;
   /** How the login back-off waits (default: a timer); tests on a frozen clock record the waits instead. */
   readonly sleep?: Sleep;
+  /** More audit sinks, each given every event (metrics, a test's recorder). */
+  readonly auditSinks?: readonly AuditSink[];
+  /** The webhook queue's bounds and timings (tests shrink them). */
+  readonly webhookTuning?: Partial<WebhookTuning>;
 }
 
 export interface RunningApp {
@@ -104,6 +110,8 @@ export interface RunningApp {
   readonly credentialsFile: string | null;
   /** The policy in force; reloads replace it. */
   readonly policy: SwappablePolicy;
+  /** The webhook queue (null without webhookurl): its counts of delivered and dropped events. */
+  readonly webhook: WebhookSender | null;
   /** SIGHUP: re-reads the --permissions file; a valid policy replaces the one in force, an invalid one is refused. */
   reloadPolicy(): ReloadOutcome;
   /** A policy document the cluster primary already checked (the same bytes for every worker). */
@@ -121,10 +129,41 @@ interface Wiring {
   readonly startedAtMs: number;
   /** Replay refusal, rate limits and login back-off; `status` says how Redis is doing. */
   readonly admission: FallbackStore;
-  /** Security events: the log, and the metrics when they are on. */
+  /** Every audit event: the log, the webhook queue, the metrics when they are on, the extra sinks. */
   readonly audit: AuditSink;
   /** null: metrics off. */
   readonly metrics: ServiceMetrics | null;
+}
+
+export interface AuditWiring {
+  readonly sink: AuditSink;
+  /** null when no webhookurl is set. */
+  readonly webhook: WebhookSender | null;
+}
+
+/**
+ * The audit events of one process: logged, and POSTed to the webhook when one is configured. Each
+ * process has its own queue (a cluster's workers each send their own events; the primary its reloads).
+ */
+export function auditOf(
+  config: Config,
+  log: Logger,
+  clock: Clock,
+  random: Random,
+  more: { readonly sinks?: readonly AuditSink[]; readonly tuning?: Partial<WebhookTuning> } = {},
+): AuditWiring {
+  const webhook =
+    config.webhook === null
+      ? null
+      : createWebhookSender({
+          target: config.webhook,
+          clock,
+          random,
+          log,
+          ...(more.tuning === undefined ? {} : { tuning: more.tuning }),
+        });
+  const outlets = webhook === null ? [logOutlet(log)] : [logOutlet(log), webhook.outlet];
+  return { sink: fanOut(publishingSink(clock, piiHasher(config.piisalt), outlets), ...(more.sinks ?? [])), webhook };
 }
 
 /**
@@ -268,27 +307,10 @@ async function httpMetricsOf(
   };
 }
 
-/** The log always; the metrics too when they are on (they count a few events by name). */
-function auditOf(log: Logger, config: Config, metrics: ServiceMetrics | null): AuditSink {
-  const logged = logAuditSink(log, piiHasher(config.piisalt));
-  if (metrics === null) return logged;
-  return {
-    record(event) {
-      logged.record(event);
-      metrics.audited(event.event);
-    },
-  };
-}
-
-/** A SIGHUP's outcome as an audit event (no request: its id is `sighup`). */
-function auditReload(audit: AuditSink, outcome: ReloadOutcome): ReloadOutcome {
-  audit.record(
-    outcome.ok
-      ? { event: 'policy.reloaded', reqid: 'sighup', detail: { sha256: outcome.sha256, changed: outcome.changed } }
-      : { event: 'policy.reload-refused', reqid: 'sighup', detail: { problems: outcome.problems.length } },
-  );
-  return outcome;
-}
+/** The metrics count a few audit events by name (lock-outs, policy reloads). */
+export const metricsAuditSink = (metrics: { audited(event: string): void }): AuditSink => ({
+  record: (event) => metrics.audited(event.event),
+});
 
 /** A single process prepares its database; a cluster worker finds it prepared by its primary. */
 async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise<string | null> {
@@ -307,14 +329,20 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const hashQueue = 'run' in queue ? queue : createHashQueue(queue);
   const metrics = await metricsOf(config, hashQueue, () => admission.status() === 'ok');
   const admission = await admissionOf(options, log, metrics);
+  const random = options.random ?? randomSource;
+  const sinks = [...(metrics === null ? [] : [metricsAuditSink(metrics)]), ...(options.auditSinks ?? [])];
+  const audit = auditOf(config, log, clock, random, {
+    sinks,
+    ...(options.webhookTuning === undefined ? {} : { tuning: options.webhookTuning }),
+  });
   const wiring: Wiring = {
     config,
     clock,
-    random: options.random ?? randomSource,
+    random,
     log,
     startedAtMs: clock.now(),
     admission,
-    audit: auditOf(log, config, metrics),
+    audit: audit.sink,
     metrics,
   };
   const loaded = initialPolicy(options);
@@ -342,11 +370,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       log,
       credentialsFile,
       policy,
-      reloadPolicy: () => auditReload(wiring.audit, reloadPolicyFile(policy, config.permissionsPath, log)),
+      webhook: audit.webhook,
+      reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log, audit.sink),
       applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
       async close() {
         cleanup?.stop();
         await closeGracefully(server);
+        // After the drain, so the events of the last requests are queued; bounded (flushMs).
+        await audit.webhook?.close();
         wiring.admission.close();
         await store.close();
       },

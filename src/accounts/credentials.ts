@@ -27,10 +27,12 @@ export interface CredentialDeps {
   readonly loginBackoff: LoginBackoff;
 }
 
-/** The request, for the audit of a lock-out. */
+/** The request, for the audit events. */
 export interface CredentialRequest {
   readonly reqid: RequestId;
   readonly clientIp: string;
+  /** user-login, user-passcheck or user-passcheck-nosession. */
+  readonly action: string;
 }
 
 export type CredentialCheck =
@@ -52,11 +54,35 @@ export async function checkCredentials(
   meta: CredentialRequest,
 ): Promise<CredentialCheck> {
   const check = await verifyCredentials(deps, who, password, meta);
+  auditCheck(deps, who, meta, check);
   // A wrong password (or any attempt on a locked account) waits; a right one, even on an inactive
   // account, ends the run: it was not guessing.
   if (check.ok || check.code === 'user_inactive') await deps.loginBackoff.succeeded(identityOf(who));
   else await deps.loginBackoff.failed(identityOf(who));
   return check;
+}
+
+/**
+ * Every password check is an event: operators see guessing (login.failed at warn) whether or not the
+ * account exists; the presented email is written only as a digest, the reason only to the audit.
+ */
+function auditCheck(deps: CredentialDeps, who: Who, meta: CredentialRequest, check: CredentialCheck): void {
+  const ip = meta.clientIp;
+  if (check.ok) {
+    deps.audit.record({
+      event: 'login.succeeded',
+      reqid: meta.reqid,
+      subject: { userId: check.user.userId, ip },
+      detail: { action: meta.action },
+    });
+    return;
+  }
+  deps.audit.record({
+    event: 'login.failed',
+    reqid: meta.reqid,
+    subject: 'email' in who ? { email: who.email, ip } : { userId: who.userId, ip },
+    detail: { action: meta.action, reason: check.code },
+  });
 }
 
 async function verifyCredentials(

@@ -111,9 +111,10 @@ const apikeyNewNosession = defineAction('apikey-new-nosession', {
     if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
     await deps.store.apiKeys.createNoSessionKey(issued.record, issued.refreshRecord);
     deps.audit.record({
-      event: 'apikey-new-nosession',
+      event: 'apikey.issued',
       reqid: meta.reqid,
       subject: { userId: input.user_id, ip: ipAddress },
+      detail: { action: 'apikey-new-nosession' },
     });
     return ok(issued.reply, generated(issued.reply));
   },
@@ -173,9 +174,10 @@ const apikeyRevokeNosession = defineAction('apikey-revoke-nosession', {
     if (!checked.ok) return fail(checked.code);
     if (!(await deps.store.apiKeys.revokeNoSessionKey(checked.record.tknHash))) return fail('apikey_invalid');
     deps.audit.record({
-      event: 'apikey-revoke-nosession',
+      event: 'apikey.revoked',
       reqid: meta.reqid,
       subject: { userId: checked.record.userId },
+      detail: { action: 'apikey-revoke-nosession', keys: 1 },
     });
     return ok({});
   },
@@ -200,10 +202,10 @@ const apikeyRevokeallNosession = defineAction('apikey-revokeall-nosession', {
     if (!checked.ok) return fail(checked.code, none);
     const deleted = await deps.store.apiKeys.revokeAllNoSession(checked.record.userId);
     deps.audit.record({
-      event: 'apikey-revokeall-nosession',
+      event: 'apikey.revoked',
       reqid: meta.reqid,
       subject: { userId: checked.record.userId },
-      detail: { deleted },
+      detail: { action: 'apikey-revokeall-nosession', keys: deleted },
     });
     return ok({ deleted_keys: deleted, revoked_keys: deleted });
   },
@@ -256,7 +258,7 @@ const apikeyRefreshNosession = defineAction('apikey-refresh-nosession', {
     const won = await deps.store.apiKeys.rotate(refresh.tokenHash, keyHash, now, issued.record, issued.refreshRecord);
     // Another request exchanged the token a moment ago: it won, and this one changes nothing.
     if (!won) return fail('refresh_token_rotated', NONE);
-    deps.audit.record({ event: 'apikey-refresh-nosession', reqid: meta.reqid, subject: { userId: old.userId } });
+    deps.audit.record({ event: 'apikey.refreshed', reqid: meta.reqid, subject: { userId: old.userId } });
     return ok(issued.reply, generated(issued.reply));
   },
 });
@@ -268,7 +270,7 @@ async function reused(deps: Deps, meta: Meta, refresh: RefreshRecord, now: numbe
   }
   const revoked = await deps.store.apiKeys.revokeFamily(refresh.familyId);
   deps.audit.record({
-    event: 'refresh-token-reuse',
+    event: 'apikey.refresh-reuse-detected',
     reqid: meta.reqid,
     subject: { userId: refresh.userId },
     detail: { revoked_keys: revoked },

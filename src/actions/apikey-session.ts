@@ -63,7 +63,12 @@ const apikeyNew = defineAction('apikey-new', {
       expires: times.expires,
     };
     if (!(await deps.store.apiKeys.createSessionKey(record))) return fail('apikey_session_invalid', none);
-    deps.audit.record({ event: 'apikey-new', reqid: meta.reqid, subject: { userId: input.user_id, ip: ipAddress } });
+    deps.audit.record({
+      event: 'apikey.issued',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id, ip: ipAddress },
+      detail: { action: 'apikey-new' },
+    });
     const expires = formatDateTime(times.expires);
     return ok({ apikey: JSON.stringify(keyDict(record, tkn)), expires }, [
       `API key generated successfully, expires: ${expires}.`,
@@ -115,7 +120,12 @@ const apikeyRevoke = defineAction('apikey-revoke', {
     // An expired key may still be revoked; an edited dict revokes nothing.
     if (record === null || !matchesStored(presented, record, 0, false)) return fail('apikey_invalid');
     if (!(await deps.store.apiKeys.revokeSessionKey(tknHash))) return fail('apikey_invalid');
-    deps.audit.record({ event: 'apikey-revoke', reqid: meta.reqid, subject: { userId: presented.uid } });
+    deps.audit.record({
+      event: 'apikey.revoked',
+      reqid: meta.reqid,
+      subject: { userId: presented.uid },
+      detail: { action: 'apikey-revoke', keys: 1 },
+    });
     return ok({});
   },
 });

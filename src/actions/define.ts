@@ -45,6 +45,8 @@ export interface Meta {
   readonly reqid: RequestId;
   /** The end user's IP address, as the frontend reported it. */
   readonly clientIp: string;
+  /** The action being run (set by the dispatcher), for the audit events of code several actions share. */
+  readonly action: ActionName;
 }
 
 /**

@@ -26,7 +26,7 @@ export interface Reply {
 }
 
 export interface Dispatcher {
-  run(name: ActionName, body: Readonly<Record<string, unknown>>, meta: Meta): Promise<Reply>;
+  run(name: ActionName, body: Readonly<Record<string, unknown>>, meta: Omit<Meta, 'action'>): Promise<Reply>;
 }
 
 const UNAVAILABLE_MESSAGE = 'The service is unavailable right now. Please try again in a little while.';
@@ -90,8 +90,9 @@ export function createDispatcher(deps: Deps): Dispatcher {
   async function run<K extends ActionName>(
     name: K,
     body: Readonly<Record<string, unknown>>,
-    meta: Meta,
+    request: Omit<Meta, 'action'>,
   ): Promise<Reply> {
+    const meta: Meta = { ...request, action: name };
     const action = registry[name];
     const problems = validators.get(name)?.problems(body) ?? null;
     if (problems !== null) {

@@ -77,12 +77,17 @@ async function send(
   message: MailMessage,
 ): Promise<MailFailure | null> {
   const sent = await deps.mailer.send(message);
-  deps.audit.record({
-    event: sent.ok ? 'email-sent' : 'email-not-sent',
-    reqid: meta.reqid,
-    subject: { userId: user.userId, ip: meta.clientIp },
-    detail: sent.ok ? { kind, ms: Math.round(sent.elapsedMs) } : { kind, failure: sent.failure, smtp: sent.detail },
-  });
+  const subject = { userId: user.userId, ip: meta.clientIp };
+  deps.audit.record(
+    sent.ok
+      ? { event: 'email.sent', reqid: meta.reqid, subject, detail: { kind, ms: Math.round(sent.elapsedMs) } }
+      : {
+          event: 'email.not-sent',
+          reqid: meta.reqid,
+          subject,
+          detail: { kind, failure: sent.failure, smtp: sent.detail },
+        },
+  );
   return sent.ok ? null : sent.failure;
 }
 

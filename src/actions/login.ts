@@ -6,7 +6,7 @@ import { fail, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { defineAction } from './define.js';
 import type { loginActions } from '../protocol/actions/login.js';
-import type { Deps, FamilyHandlers, Meta } from './define.js';
+import type { FamilyHandlers } from './define.js';
 
 /** One message for every failure, the temporary lock included: nothing reveals which accounts exist. */
 const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work.";
@@ -19,9 +19,9 @@ const failures = {
 
 type Verified = { user_id: number | null; user_role: string | null };
 
-function answer(check: CredentialCheck, deps: Deps, meta: Meta, event: string) {
+/** The check's audit event is recorded by checkCredentials. */
+function answer(check: CredentialCheck) {
   if (check.ok) {
-    deps.audit.record({ event, reqid: meta.reqid, subject: { userId: check.user.userId, ip: meta.clientIp } });
     return ok<Verified>({ user_id: check.user.userId, user_role: check.user.userRole });
   }
   return fail(check.code, { user_id: null, user_role: null });
@@ -39,7 +39,7 @@ const userLogin = defineAction('user-login', {
     const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
     // The presented session ends whatever the outcome (session fixation): the frontend opens a new one.
     await deps.store.sessions.delete(tokenHash);
-    return answer(check, deps, meta, 'login');
+    return answer(check);
   },
 });
 
@@ -47,7 +47,7 @@ const userPasscheckNosession = defineAction('user-passcheck-nosession', {
   messages: { ok: 'Verification successful.', failures },
   async handle(deps, input, meta) {
     const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
-    return answer(check, deps, meta, 'passcheck');
+    return answer(check);
   },
 });
 
@@ -63,7 +63,7 @@ const userPasscheck = defineAction('user-passcheck', {
       return fail('session_not_found', { user_id: null, user_role: null });
     }
     const check = await checkCredentials(deps, { userId: session.userId }, input.password, meta);
-    return answer(check, deps, meta, 'passcheck');
+    return answer(check);
   },
 });
 
@@ -82,7 +82,12 @@ const userLogout = defineAction('user-logout', {
     if (session.userId !== input.user_id) return fail('session_user_mismatch', { user_id: input.user_id });
     // A concurrent logout may have deleted it first: logged out either way.
     await deps.store.sessions.delete(tokenHash);
-    deps.audit.record({ event: 'logout', reqid: meta.reqid, subject: { userId: input.user_id, ip: meta.clientIp } });
+    deps.audit.record({
+      event: 'session.ended',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id, ip: meta.clientIp },
+      detail: { action: 'user-logout', sessions: 1 },
+    });
     return ok({ user_id: input.user_id });
   },
 });

@@ -50,7 +50,7 @@ async function replacePassword(
   userId: number,
   newPassword: string,
   keepSessionHash: string | null,
-  event: string,
+  event: 'password.changed' | 'password.reset',
 ): Promise<void> {
   const now = deps.clock.now();
   await deps.store.users.setPasswordHash(userId, await deps.passwords.hasher.hash(newPassword), now);
@@ -103,7 +103,7 @@ async function changePassword(
     fullName: normaliseFullName(input.full_name),
   });
   if (!verdict.ok) return fail('insecure_password', none, [...verdict.messages, INSECURE_NEW]);
-  await replacePassword(deps, meta, found.user.userId, input.new_password, keepSessionHash, 'password-change');
+  await replacePassword(deps, meta, found.user.userId, input.new_password, keepSessionHash, 'password.changed');
   return ok({ user_id: found.user.userId, email: found.user.email }, [CHANGED, LOGGED_OUT]);
 }
 
@@ -144,7 +144,7 @@ async function resetPassword(
     fullName: found.user.fullName ?? '',
   });
   if (!verdict.ok) return fail('insecure_password', {}, [insecureMessage, ...verdict.messages]);
-  await replacePassword(deps, meta, found.user.userId, newPassword, null, 'password-reset');
+  await replacePassword(deps, meta, found.user.userId, newPassword, null, 'password.reset');
   await deps.store.users.clearForgotPass(found.user.userId); // a new forgot-pass mail may follow at once
   return ok({}, [CHANGED]);
 }

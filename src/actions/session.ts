@@ -76,7 +76,7 @@ const sessionNew = defineAction('session-new', {
       extraInfo: input.extra_info_json ?? {},
     });
     if (!created) return fail('user_not_found', none);
-    deps.audit.record({ event: 'session-new', reqid: meta.reqid, subject: { userId, ip: input.ip_address } });
+    deps.audit.record({ event: 'session.created', reqid: meta.reqid, subject: { userId, ip: input.ip_address } });
     return ok({ session_token: token, expires: formatDateTime(expires) });
   },
 });
@@ -100,7 +100,7 @@ const sessionDelete = defineAction('session-delete', {
   },
   async handle(deps, input, meta) {
     if (!(await deps.store.sessions.delete(hashToken(input.session_token)))) return fail('session_not_found');
-    deps.audit.record({ event: 'session-delete', reqid: meta.reqid });
+    deps.audit.record({ event: 'session.ended', reqid: meta.reqid, detail: { action: 'session-delete', sessions: 1 } });
     return ok({});
   },
 });
@@ -115,10 +115,10 @@ const sessionDeleteUserid = defineAction('session-delete-userid', {
     const deleted = await deps.store.sessions.deleteForUser(input.user_id, keep);
     if (deleted === 0) return fail('no_sessions', { deleted_sessions: 0 });
     deps.audit.record({
-      event: 'session-delete-userid',
+      event: 'session.ended',
       reqid: meta.reqid,
       subject: { userId: input.user_id },
-      detail: { deleted, kept_current: keep !== null },
+      detail: { action: 'session-delete-userid', sessions: deleted, kept_current: keep !== null },
     });
     return ok({ deleted_sessions: deleted });
   },

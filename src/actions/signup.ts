@@ -62,7 +62,11 @@ const userNew = defineAction('user-new', {
       now,
     });
     if (outcome.created) {
-      deps.audit.record({ event: 'signup', reqid: meta.reqid, subject: { userId: outcome.userId, ip: meta.clientIp } });
+      deps.audit.record({
+        event: 'user.signed-up',
+        reqid: meta.reqid,
+        subject: { userId: outcome.userId, ip: meta.clientIp },
+      });
       return ok({ user_email: email.email, user_id: outcome.userId, system_id: systemId, send_verification: true });
     }
     const existing = outcome.existing;

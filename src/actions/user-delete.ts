@@ -56,7 +56,7 @@ const userDelete = defineAction('user-delete', {
     // The statement re-checks the role, so a promotion that raced this request still protects the user.
     if (!(await deps.store.users.remove(input.user_id, email))) return fail('user_not_found', none);
     deps.audit.record({
-      event: 'user-delete',
+      event: 'user.deleted',
       reqid: meta.reqid,
       subject: { userId: input.user_id },
       detail: { by_superuser: bySuperuser },

@@ -183,10 +183,11 @@ const userEdit = defineAction('user-edit', {
         refuseLinks: true,
         audit: (changes, before) =>
           deps.audit.record({
-            event: 'user-edit',
+            event: 'user.edited',
             reqid: meta.reqid,
             subject: { userId: target },
             detail: {
+              action: 'user-edit',
               ...(changes.userRole === undefined ? {} : { role: changes.userRole, previous_role: before.userRole }),
               ...(changes.isActive === undefined ? {} : { is_active: changes.isActive }),
             },
@@ -255,10 +256,11 @@ const internalUserEdit = defineAction('internal-user-edit', {
       refuseLinks: false,
       audit: (changes) =>
         deps.audit.record({
-          event: 'internal-user-edit',
+          event: 'user.edited',
           reqid: meta.reqid,
           subject: { userId: target },
           detail: {
+            action: 'internal-user-edit',
             ...(changes.userRole === undefined ? {} : { role: changes.userRole }),
             ...(changes.isActive === undefined ? {} : { is_active: changes.isActive }),
           },

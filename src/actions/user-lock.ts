@@ -47,16 +47,17 @@ const userLock = defineAction('user-lock', {
     const outcome =
       input.action === 'lock' ? await deps.store.users.lock(target, now) : await deps.store.users.unlock(target, now);
     if (outcome === null) return fail('user_not_found', none);
-    deps.audit.record({
-      event: input.action === 'lock' ? 'user-lock' : 'user-unlock',
-      reqid: meta.reqid,
-      subject: { userId: target },
-      detail: {
-        changed: outcome.changed,
-        role: outcome.user.userRole,
-        ...(input.action === 'lock' ? { ended_sessions: outcome.endedSessions } : {}),
-      },
-    });
+    const audited = { changed: outcome.changed, role: outcome.user.userRole };
+    deps.audit.record(
+      input.action === 'lock'
+        ? {
+            event: 'user.locked',
+            reqid: meta.reqid,
+            subject: { userId: target },
+            detail: { ...audited, ended_sessions: outcome.endedSessions },
+          }
+        : { event: 'user.unlocked', reqid: meta.reqid, subject: { userId: target }, detail: audited },
+    );
     return ok({ user_info: userInfo(outcome.user), locked: isLockedBySuperuser(outcome.user) });
   },
 });

@@ -30,7 +30,7 @@ const userSetEmailverified = defineAction('user-set-emailverified', {
         emailverify_sent_datetime: null,
       });
     }
-    if (changed) deps.audit.record({ event: 'email-verified', reqid: meta.reqid, subject: { userId: user.userId } });
+    if (changed) deps.audit.record({ event: 'email.verified', reqid: meta.reqid, subject: { userId: user.userId } });
     return ok({
       user_id: user.userId,
       user_role: user.userRole,

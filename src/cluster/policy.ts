@@ -13,7 +13,8 @@
 import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
-import { checkPolicyFile } from '../policy/reload.js';
+import type { AuditSink } from '../audit/audit.js';
+import { auditReload, checkPolicyFile } from '../policy/reload.js';
 import { isPrimaryMessage } from './messages.js';
 import type { PolicyMessage, PolicyRequestMessage } from './messages.js';
 
@@ -34,7 +35,8 @@ const messageOf = (bytes: Buffer, sha256: string): PolicyMessage => ({
   sha256,
 });
 
-export function policyKeeper(path: string, initial: Buffer, log: Logger): PolicyKeeper {
+/** The primary records each reload's audit event once (the workers, which only apply it, record none). */
+export function policyKeeper(path: string, initial: Buffer, log: Logger, audit: AuditSink): PolicyKeeper {
   let bytes = initial;
   let sha256 = createHash('sha256').update(bytes).digest('hex');
   return {
@@ -49,11 +51,13 @@ export function policyKeeper(path: string, initial: Buffer, log: Logger): Policy
           problems: checked.problems,
           pid: process.pid,
         });
+        auditReload(audit, { ok: false, problems: checked.problems }, sha256);
         return null;
       }
       const previous = sha256;
       bytes = checked.bytes;
       sha256 = checked.compiled.sha256;
+      auditReload(audit, { ok: true, sha256, changed: previous !== sha256 }, previous);
       log.info('policy accepted; sending it to every worker', { path, sha256, previous_sha256: previous });
       return messageOf(bytes, sha256);
     },

@@ -14,16 +14,16 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { memoryAdmissionStore, serveAdmission } from '../admission/index.js';
-import { logAuditSink } from '../audit/audit.js';
+import { auditOf, metricsAuditSink } from '../app.js';
 import type { AuditSink } from '../audit/audit.js';
 import type { Channel, MemoryAdmissionStore } from '../admission/index.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
+import { randomSource } from '../domain/random.js';
 import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 import { createLogger, flushStdio } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
-import { piiHasher } from '../log/pii.js';
 import type { MetricsHub } from '../metrics/cluster.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
@@ -55,8 +55,6 @@ interface Primary {
   readonly policy: PolicyKeeper;
   /** The one admission store of every worker (replay, rate limits, back-off), asked over IPC. */
   readonly admission: MemoryAdmissionStore;
-  /** Policy reloads are recorded here (the log, and the primary's metrics when they are on). */
-  readonly audit: AuditSink;
   /** Sums the processes' metrics for a worker's /metrics; null with metrics off. */
   readonly metrics: MetricsHub | null;
   /** Resolves runPrimary's promise once every worker is up. */
@@ -211,37 +209,22 @@ function handleSignals(primary: Primary): void {
   process.on('SIGINT', () => stop(primary, 'SIGINT'));
   process.on('SIGHUP', () => {
     if (primary.stopping) return;
+    // The keeper records the reload or its refusal, once, here: the workers only apply what it accepted.
     const message = primary.policy.reload();
-    // Recorded once, here: the workers only apply what the primary accepted.
-    primary.audit.record(
-      message === null
-        ? { event: 'policy.reload-refused', reqid: 'sighup' }
-        : { event: 'policy.reloaded', reqid: 'sighup', detail: { sha256: message.sha256 } },
-    );
     if (message !== null) sendAll(primary, message);
   });
 }
 
 /**
- * The primary's audit sink and, with `metrics` 1, the hub that sums every process's metrics (the
- * primary's own registry holds its process metrics and the policy reloads it decides).
+ * With `metrics` 1, the hub that sums every process's metrics (the primary's own registry holds its
+ * process metrics and the policy reloads it decides) and the audit sink that counts those reloads.
  */
-async function primaryMetricsOf(
-  config: Config,
-  log: Logger,
-): Promise<{ audit: AuditSink; metrics: MetricsHub | null }> {
-  const logged = logAuditSink(log, piiHasher(config.piisalt));
-  if (config.metrics === null) return { audit: logged, metrics: null };
+async function primaryMetricsOf(config: Config): Promise<{ sinks: AuditSink[]; metrics: MetricsHub | null }> {
+  if (config.metrics === null) return { sinks: [], metrics: null };
   const { createPrimaryMetrics } = await import('../metrics/prometheus.js');
   const { metricsHub } = await import('../metrics/cluster.js');
   const own = createPrimaryMetrics();
-  const audit: AuditSink = {
-    record(event) {
-      logged.record(event);
-      own.audited(event.event);
-    },
-  };
-  return { audit, metrics: metricsHub(own.registry) };
+  return { sinks: [metricsAuditSink(own)], metrics: metricsHub(own.registry) };
 }
 
 /** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
@@ -249,19 +232,21 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
   const prepared = await prepareDatabase({ config, log });
   const cleanup = startCleanup(prepared.store, systemClock, log);
-  const { audit, metrics } = await primaryMetricsOf(config, log);
+  const { sinks, metrics } = await primaryMetricsOf(config);
+  // The primary's own audit events are the policy reloads; the workers send their requests' events.
+  const audit = auditOf(config, log, systemClock, randomSource, { sinks });
   return new Promise<string>((announce) => {
     const primary: Primary = {
       slots: Array.from({ length: config.workers }, (_, i) => newSlot(i)),
       log,
-      policy: policyKeeper(config.permissionsPath, policy.bytes, log),
+      policy: policyKeeper(config.permissionsPath, policy.bytes, log, audit.sink),
       admission: memoryAdmissionStore(),
-      audit,
       metrics,
       announce,
-      release: () => {
+      release: async () => {
         cleanup.stop();
-        return prepared.store.close();
+        await audit.webhook?.close();
+        await prepared.store.close();
       },
       everReady: false,
       startFailure: null,

@@ -9,6 +9,7 @@ import { parseRateLimits } from '../admission/index.js';
 import type { RatePolicy } from '../admission/index.js';
 import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
+import { parseWebhookSecret } from '../audit/webhooks.js';
 import { LOG_LEVELS } from '../log/levels.js';
 import type { LogLevel } from '../log/levels.js';
 import { parseAddressRange } from '../metrics/peers.js';
@@ -82,6 +83,20 @@ const redisUrl: Convert<string> = (text, item) =>
     ? ok(text)
     : bad(`${item.label} must be a redis:// or rediss:// URL, not "${text}"`);
 
+/** An http(s) URL to POST the audit events to. */
+const webhookUrl: Convert<string> = (text, item) =>
+  /^https?:\/\/[^\s]+$/i.test(text) && URL.canParse(text)
+    ? ok(text)
+    : bad(`${item.label} must be an http(s) URL, not "${text}"`);
+
+/** The Standard Webhooks form, decoded: the HMAC key is the bytes, not the text. */
+const webhookSecret: Convert<Buffer> = (text, item) => {
+  const parsed = parseWebhookSecret(text);
+  return parsed.ok
+    ? ok(parsed.key)
+    : bad(`${item.label} ${parsed.problem} (the Standard Webhooks "whsec_<base64>" form)`);
+};
+
 /** `on`, or `none` to answer failed password checks without the growing wait. */
 const onOrNone: Convert<boolean> = (text, item) => {
   const word = text.trim().toLowerCase();
@@ -144,6 +159,8 @@ export const ITEMS = {
   metrics: flag(),
   metricsallow: required(addressRanges),
   testclock: optional(path),
+  webhookurl: optional(webhookUrl),
+  webhooksecret: optional(webhookSecret),
 } satisfies Record<string, Decoder<unknown>>;
 
 export type ItemName = keyof typeof ITEMS;
@@ -178,6 +195,11 @@ export function decodeItems(
 
 /** Checks between items, on whether each was given (retrieved with a value), decoded or not. */
 export function crossItemProblems(given: (name: ItemName) => boolean, label: (name: ItemName) => string): string[] {
-  if (given('tlscertfile') === given('tlscertkey')) return [];
-  return [`${label('tlscertfile')} and ${label('tlscertkey')} must be given together`];
+  const problems: string[] = [];
+  if (given('tlscertfile') !== given('tlscertkey'))
+    problems.push(`${label('tlscertfile')} and ${label('tlscertkey')} must be given together`);
+  // Unsigned events would let anyone who finds the URL forge them: no webhooks without a secret.
+  if (given('webhookurl') && !given('webhooksecret'))
+    problems.push(`${label('webhooksecret')} is required when ${label('webhookurl')} is set`);
+  return problems;
 }

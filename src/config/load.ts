@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { RatePolicy } from '../admission/index.js';
+import type { WebhookTarget } from '../audit/webhooks.js';
 import type { LogLevel } from '../log/levels.js';
 import type { AddressRange } from '../metrics/peers.js';
 import type { Keyring } from '../protocol/index.js';
@@ -83,6 +84,8 @@ export interface Config {
   readonly email: EmailSettings;
   /** GET /metrics (Prometheus) for the peers in `allow`; null: metrics off, nothing registered or counted. */
   readonly metrics: { readonly allow: readonly AddressRange[] } | null;
+  /** Where the audit events are POSTed, signed; null: no webhooks. */
+  readonly webhook: WebhookTarget | null;
 }
 
 /** Where the policy is and how messages name its item, e.g. `permissions (--permissions, AUTHSVC_PERMISSIONS)`. */
@@ -146,6 +149,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     testClockFile: v.debugmode ? v.testclock : null,
     refreshGraceSeconds: v.refreshgrace,
     metrics: v.metrics ? { allow: v.metricsallow } : null,
+    webhook: v.webhookurl !== null && v.webhooksecret !== null ? { url: v.webhookurl, key: v.webhooksecret } : null,
     email: {
       server: v.emailserver,
       port: v.emailport,

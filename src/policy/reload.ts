@@ -8,6 +8,7 @@
  * it checked to every worker, which applies them with `applyPolicyBytes`: every process then enforces
  * the same document, even if the file changes again meanwhile. "Atomic" is per process (trap E3).
  */
+import type { AuditSink } from '../audit/audit.js';
 import type { Logger } from '../log/logger.js';
 import type { CompiledPolicy, PolicySource } from './engine/compiled-policy.js';
 import { compilePolicyBytes, compilePolicyFile, problemLines } from './authoring/policy-file.js';
@@ -63,12 +64,32 @@ export function refusePolicy(source: PolicySource, problems: string[], log: Logg
   return { ok: false, problems };
 }
 
-/** A single process's SIGHUP: re-read the file, then replace or refuse. */
-export function reloadPolicyFile(source: SwappablePolicy, path: string, log: Logger): ReloadOutcome {
+/** A single process's SIGHUP: re-read the file, then replace or refuse; either is an audit event. */
+export function reloadPolicyFile(source: SwappablePolicy, path: string, log: Logger, audit: AuditSink): ReloadOutcome {
+  const previous = source.current().sha256;
   const checked = checkPolicyFile(path);
-  return checked.ok
+  const outcome = checked.ok
     ? applyPolicy(source, checked.compiled, log, path)
     : refusePolicy(source, checked.problems, log, path);
+  auditReload(audit, outcome, previous);
+  return outcome;
+}
+
+/** The audit event of one reload, accepted or refused (no request caused it: reqid null). */
+export function auditReload(audit: AuditSink, outcome: ReloadOutcome, previous: string): void {
+  audit.record(
+    outcome.ok
+      ? {
+          event: 'policy.reloaded',
+          reqid: null,
+          detail: { sha256: outcome.sha256, previous_sha256: previous, changed: outcome.changed },
+        }
+      : {
+          event: 'policy.reload-refused',
+          reqid: null,
+          detail: { in_force_sha256: previous, problems: outcome.problems.length },
+        },
+  );
 }
 
 /**

@@ -174,7 +174,7 @@ forEachDatabase((db) => {
       );
       assert.equal(family.length, 0);
       assert.equal(await verifies(bystander), true, "another family of the user's stays");
-      assert.ok(server.logs.some((l) => l['audit'] === 'refresh-token-reuse'));
+      assert.ok(server.logs.some((l) => l['audit'] === 'apikey.refresh-reuse-detected'));
     });
   });
 

@@ -52,7 +52,7 @@ forEachDatabase((db) => {
         apikeys_nosession: 0,
         refresh_tokens: 0,
       });
-      assert.ok(server.logs.some((l) => l['audit'] === 'user-delete'));
+      assert.ok(server.logs.some((l) => l['audit'] === 'user.deleted'));
     });
 
     it('lets a superuser’s session stand in for the password', async () => {

@@ -85,7 +85,7 @@ forEachDatabase((db) => {
       assert.equal(reply.success, true, JSON.stringify(reply));
       assert.equal(reply.success && reply.response.user_info?.user_role, 'staff');
       assert.equal(reply.success && reply.response.user_info?.is_active, false);
-      const audit = server.logs.find((l) => l['audit'] === 'user-edit');
+      const audit = server.logs.find((l) => l['audit'] === 'user.edited');
       assert.equal(audit?.['role'], 'staff');
       assert.equal(audit?.['previous_role'], 'authenticated');
       assert.ok(!JSON.stringify(audit).includes('"10"') && audit?.['user'] !== 10, 'the user id is hashed');

@@ -77,7 +77,7 @@ forEachDatabase((db) => {
         { users: 1, sessions: 1, apikeys: 1, apikeys_nosession: 1, refresh_tokens: 1 },
         "other users' sessions and keys stay",
       );
-      const audit = server.logs.find((l) => l['audit'] === 'user-lock');
+      const audit = server.logs.find((l) => l['audit'] === 'user.locked');
       assert.equal(audit?.['ended_sessions'], 2);
       assert.equal(audit?.['changed'], true);
     });
@@ -98,7 +98,7 @@ forEachDatabase((db) => {
       assert.equal(response?.user_info?.user_role, 'authenticated');
       assert.equal(response?.user_info?.is_active, true);
       assert.equal((await storedRow(server.app.store, 4))?.['previous_role'], null);
-      assert.ok(server.logs.some((l) => l['audit'] === 'user-unlock'));
+      assert.ok(server.logs.some((l) => l['audit'] === 'user.unlocked'));
     });
 
     it('unlocking an account no superuser locked changes nothing', async () => {
@@ -221,7 +221,7 @@ forEachDatabase((db) => {
       });
       const row = await storedRow(server.app.store, 8);
       assert.ok(row?.['email_verified'] === true || row?.['email_verified'] === 1);
-      assert.ok(server.logs.some((l) => l['audit'] === 'email-verified'));
+      assert.ok(server.logs.some((l) => l['audit'] === 'email.verified'));
     });
 
     it('changes nothing on anyone else: verified, deactivated or locked by a superuser', async () => {

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startApp } from '../../src/app.js';
+import type { AuditSink } from '../../src/audit/audit.js';
+import type { WebhookTuning } from '../../src/audit/webhooks.js';
 import type { RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config/load.js';
 import type { HashQueue, HashQueueOptions } from '../../src/passwords/hash-queue.js';
@@ -66,6 +68,9 @@ export interface TestServerOptions {
   readonly hashQueue?: HashQueueOptions | HashQueue;
   /** How the login back-off waits (default: a real timer). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Extra audit sinks (a test's recorder of events). */
+  readonly auditSinks?: readonly AuditSink[];
+  readonly webhookTuning?: Partial<WebhookTuning>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -111,6 +116,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logStream,
     ...(options.hashQueue ? { hashQueue: options.hashQueue } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.auditSinks ? { auditSinks: options.auditSinks } : {}),
+    ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
   });
   const effectiveKeyring = config.keyring;
 

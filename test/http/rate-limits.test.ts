@@ -77,7 +77,7 @@ describe('rate limits through HTTP, on a frozen clock', () => {
       const warnings = server.logs.filter((l) => l.message === 'rate limited');
       assert.equal(warnings.length, 1, 'one log line per (key, minute)');
       assert.equal(
-        server.logs.filter((l) => l['audit'] === 'rate-limited').length,
+        server.logs.filter((l) => l['audit'] === 'ratelimit.hit').length,
         1,
         'one audit event per (key, minute)',
       );

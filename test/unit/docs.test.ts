@@ -7,6 +7,8 @@ import { actionsMarkdown } from '../../src/docs/actions-doc.js';
 import { loadConfVars } from '../../src/config/confvars.js';
 import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
 import { configurationMarkdown } from '../../src/docs/configuration-doc.js';
+import { eventsMarkdown } from '../../src/docs/events-doc.js';
+import { auditEventNames } from '../../src/audit/catalogue.js';
 import { actionNames } from '../../src/protocol/index.js';
 
 describe('docs/actions.md', () => {
@@ -23,5 +25,16 @@ describe('docs/configuration.md', () => {
   it('is what `npm run docs` generates from confvars.json', () => {
     const expected = configurationMarkdown(loadConfVars(SHIPPED_CONFVARS, PKG_DIR));
     assert.equal(readFileSync(join(PKG_DIR, 'docs', 'configuration.md'), 'utf8'), expected);
+  });
+});
+
+describe('docs/events.md', () => {
+  it('is what `npm run docs` generates from the audit-event catalogue (run it after changing an event)', () => {
+    assert.equal(readFileSync(join(PKG_DIR, 'docs', 'events.md'), 'utf8'), eventsMarkdown());
+  });
+  it('lists every event, and operations.md links to it', () => {
+    const text = readFileSync(join(PKG_DIR, 'docs', 'events.md'), 'utf8');
+    for (const name of auditEventNames) assert.ok(text.includes(`| \`${name}\` |`), name);
+    assert.ok(readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8').includes('(events.md)'));
   });
 });

@@ -44,7 +44,7 @@ export function admit(deps: AdmitDeps): Step {
     if (reports.shouldReport(limited.bucket.key, nowMs)) {
       log.warn('rate limited', { reqid, action, ip: pii(clientIp), bucket, retry_after_s: retryAfter });
       audit.record({
-        event: 'rate-limited',
+        event: 'ratelimit.hit',
         reqid,
         subject: { ip: clientIp },
         detail: { bucket, ...(action === undefined ? {} : { action }) },
