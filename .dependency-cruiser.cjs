@@ -78,6 +78,10 @@ const ALLOWED = {
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,
   cluster: [...BELOW_APP, 'app'],
+  // The admin command line (`authsvc user …`) sits beside the cluster, above the composition root: it
+  // runs the actions through the dispatcher the app wires (never copies of their rules), and reads
+  // policy/authoring for `policy check`'s positioned problems. Only the entry points import it.
+  admin: [...BELOW_APP, 'app', 'policy/authoring'],
 };
 const ENTRY = ['main', 'start', 'serve'];
 
