@@ -66,7 +66,9 @@ const ALLOWED = {
   admission: ['protocol', 'domain', 'log'],
   mail: ['protocol', 'domain', 'log'],
   'policy/engine': ['protocol', 'domain'],
-  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir'],
+  // The policy CLIs are commands of their own: they read INIT_CWD (where `npm run` was called) through
+  // config/environment, the one module that reads process.env, and nothing else of config.
+  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir', 'config/environment'],
   policy: ['protocol', 'domain', 'log', 'policy/engine', 'policy/authoring', 'package-dir'],
   accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],
   actions: [...SERVICES, 'accounts'],
@@ -88,6 +90,7 @@ const ENTRY = ['main', 'start', 'serve'];
 /** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
 function pathOf(part) {
   if (part === 'policy') return '^src/policy/[^/]+$';
+  if (part === 'config/environment') return '^src/config/environment\\.ts$';
   if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${part}\\.ts$`;
   return `^src/${part}/`;
 }
