@@ -4,7 +4,7 @@
  *
  * Dependencies point one way, from the entry points down to the wire protocol:
  *
- *   entry (main, start, serve) → cluster → app (composition root) → setup, http, docs
+ *   entry (main, start, serve) → cluster, admin → app (composition root) → setup, http, docs
  *     → actions → accounts → services (store, passwords, policy engine, admission, mail, audit, metrics)
  *     → log → domain → protocol
  *
