@@ -153,9 +153,9 @@ forEachDatabase((db) => {
     assert.match(byEmail.stdout, /^user_role: +staff$/m);
   });
 
-  // The refusals come from the handlers, whatever the database: checked once, on SQLite.
+  // Refusals come from the handlers and policy checks read no database: checked once, on SQLite.
   const onSqlite = {
-    skip: db.kind === 'sqlite' ? false : 'the refusals are the same on every database (SQLite runs them)',
+    skip: db.kind === 'sqlite' ? false : 'the same on every database: SQLite runs it',
   };
 
   it(
