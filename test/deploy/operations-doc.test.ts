@@ -118,7 +118,10 @@ describe('docs/operations.md examples', () => {
     for (const line of lines) {
       outputs.set(
         line,
-        sh(line.replaceAll('npx authsvc', authsvc), clone, { NEW_PASSWORD: 'Lantern-Harbour-Orbit-77' }),
+        sh(line.replaceAll('npx authsvc', authsvc), clone, {
+          ALICE_PASSWORD: 'Lantern-Harbour-Orbit-77',
+          NEW_PASSWORD: 'Meadow-Quartz-Violin-31',
+        }),
       );
     }
     const users = JSON.parse(readFileSync(join(clone, 'users.json'), 'utf8')) as Array<{ email: string }>;
