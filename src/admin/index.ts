@@ -9,6 +9,7 @@
  * operator logs in nowhere. Output: human tables, or JSON (`--json`) for scripts; the audit log goes
  * to stderr. Exit codes: 0 done, 1 refused, 2 usage or configuration.
  */
+import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { loadStartup, openActionRunner } from '../app.js';
 import type { ActionRunner } from '../app.js';
@@ -271,7 +272,6 @@ async function sessionPurge(op: Operator, args: AdminArgs): Promise<void> {
 /** A yes from the terminal or from the first line of piped stdin. */
 async function confirm(terminal: Terminal, question: string): Promise<boolean> {
   terminal.stderr.write(question);
-  const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: terminal.stdin });
   for await (const line of lines) {
     lines.close();
