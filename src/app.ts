@@ -257,7 +257,7 @@ export async function openActionRunner(options: {
 }): Promise<ActionRunner> {
   const { config } = options;
   const clock = config.testClockFile === null ? systemClock : fileClock(config.testClockFile);
-  const log = createLogger(options.logStream, 'info', config.logFormat);
+  const log = createLogger(options.logStream, config.logLevel, config.logFormat);
   const wiring: Wiring = {
     config,
     clock,
