@@ -4,7 +4,7 @@
  *
  * Dependencies point one way, from the entry points down to the wire protocol:
  *
- *   entry (main, start, serve) → cluster → app (composition root) → setup, http, docs
+ *   entry (main, start, serve) → cluster, admin → app (composition root) → setup, http, docs
  *     → actions → accounts → services (store, passwords, policy engine, admission, mail, audit, metrics)
  *     → log → domain → protocol
  *
@@ -66,7 +66,9 @@ const ALLOWED = {
   admission: ['protocol', 'domain', 'log'],
   mail: ['protocol', 'domain', 'log'],
   'policy/engine': ['protocol', 'domain'],
-  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir'],
+  // The policy CLIs are commands of their own: they read INIT_CWD (where `npm run` was called) through
+  // config/environment, the one module that reads process.env, and nothing else of config.
+  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir', 'config/environment'],
   // The seam records policy.reloaded / policy.reload-refused through the audit port.
   policy: ['protocol', 'domain', 'log', 'audit', 'policy/engine', 'policy/authoring', 'package-dir'],
   accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],
@@ -80,12 +82,17 @@ const ALLOWED = {
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,
   cluster: [...BELOW_APP, 'app'],
+  // The admin command line (`authsvc user …`) sits beside the cluster, above the composition root: it
+  // runs the actions through the dispatcher the app wires (never copies of their rules), and reads
+  // policy/authoring for `policy check`'s positioned problems. Only the entry points import it.
+  admin: [...BELOW_APP, 'app', 'policy/authoring'],
 };
 const ENTRY = ['main', 'start', 'serve'];
 
 /** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
 function pathOf(part) {
   if (part === 'policy') return '^src/policy/[^/]+$';
+  if (part === 'config/environment') return '^src/config/environment\\.ts$';
   if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${part}\\.ts$`;
   return `^src/${part}/`;
 }

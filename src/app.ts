@@ -18,6 +18,7 @@ import type { Inputs } from './config/inputs.js';
 import { resolveConfig } from './config/load.js';
 import type { Config, PolicyLocation } from './config/load.js';
 import { VERSION } from './config/version.js';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { noLoginBackoff, systemClock } from './domain/ports.js';
 import { fileClock } from './domain/test-clock.js';
@@ -318,6 +319,62 @@ async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise
   const prepared = await prepareDatabase(wiring);
   await prepared.store.close();
   return prepared.credentialsFile;
+}
+
+/** The actions as the server runs them, without HTTP: what the admin command line (src/admin) calls. */
+export interface ActionRunner {
+  readonly dispatcher: Dispatcher;
+  readonly store: Store;
+  readonly clock: Clock;
+  /** Set when this run created the superuser and wrote its credentials to a file (a fresh database). */
+  readonly credentialsFile: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The dispatcher wired exactly as startApp wires it (same store, passwords, policy, mailer, audit
+ * sink, settings), so that a command of the admin line runs the action handlers themselves, never a
+ * copy of their rules. The database is prepared as a server start prepares it (migrations, fixed
+ * accounts: idempotent), so the command line works on a database no server has opened yet. What it
+ * leaves out is what only serving needs: no HTTP listener, no purge timer, no Redis (no request is
+ * rate limited and no login is backed off here), a single-slot hash queue.
+ */
+export async function openActionRunner(options: {
+  readonly config: Config;
+  readonly policy: LoadedPolicy;
+  readonly logStream: Writable;
+}): Promise<ActionRunner> {
+  const { config } = options;
+  const clock = config.testClockFile === null ? systemClock : fileClock(config.testClockFile);
+  const log = createLogger(options.logStream, config.logLevel, config.logFormat);
+  // The command's changes are audited as the server's are: logged, and sent to the webhook if one is set.
+  const audit = auditOf(config, log, clock, randomSource);
+  const wiring: Wiring = {
+    config,
+    clock,
+    random: randomSource,
+    log,
+    startedAtMs: clock.now(),
+    admission: fallbackStore(null, memoryAdmissionStore(), log),
+    audit: audit.sink,
+    metrics: null,
+  };
+  // The maintenance store (no statement timeout): a purge of many rows must not be cut short.
+  const { store, credentialsFile } = await prepareDatabase(wiring);
+  const passwords = passwordsOf(wiring, createHashQueue(defaultHashQueueOptions(availableParallelism())));
+  const policy = swappablePolicy(options.policy.compiled);
+  const dispatcher = dispatcherOf(wiring, store, policy, passwords, noLoginBackoff);
+  return {
+    dispatcher,
+    store,
+    clock,
+    credentialsFile,
+    async close() {
+      await audit.webhook?.close();
+      wiring.admission.close();
+      await store.close();
+    },
+  };
 }
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {

@@ -1,15 +1,31 @@
 #!/usr/bin/env node
-/** The `authsvc` command. Exit codes: 0 done (help, autosetup), 2 refused (configuration), 1 crashed. */
+/**
+ * The `authsvc` command. Serving: exit 0 done (help, autosetup), 2 refused (configuration), 1 crashed.
+ * Admin commands (`authsvc user|session|policy …`, src/admin): 0 done, 1 refused, 2 usage or
+ * configuration; they start neither the HTTP server nor the cluster.
+ */
+import { isAdminCommand } from './admin/args.js';
 import { readEnvironment } from './config/environment.js';
 import { flushStdio } from './log/logger.js';
-import { serve } from './serve.js';
 
 /** Log lines are batched (log/writer.ts): exit once they are out. */
 const exit = (code: number): void => void flushStdio().then(() => process.exit(code));
 
-serve(process.argv.slice(2), readEnvironment(), process).then(
-  (outcome) => {
-    if ('exitCode' in outcome) exit(outcome.exitCode);
+const argv = process.argv.slice(2);
+
+async function main(): Promise<number | null> {
+  if (isAdminCommand(argv)) {
+    const { runAdmin } = await import('./admin/index.js');
+    return runAdmin(argv, readEnvironment(), process);
+  }
+  const { serve } = await import('./serve.js');
+  const outcome = await serve(argv, readEnvironment(), process);
+  return 'exitCode' in outcome ? outcome.exitCode : null;
+}
+
+main().then(
+  (code) => {
+    if (code !== null) exit(code);
   },
   (error: unknown) => {
     // A bug of ours, not a start-up failure (serve reports those in one line): the stack helps.

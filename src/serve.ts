@@ -8,6 +8,7 @@ import { serveProcesses } from './cluster/index.js';
 import { policyFromPrimary } from './cluster/policy.js';
 import { reportStartFailure } from './cluster/start-failure.js';
 import type { Environment } from './config/environment.js';
+import { ADMIN_SUMMARY } from './admin/help.js';
 import { helpText } from './config/help.js';
 import { loadStartup } from './app.js';
 import { readInputs } from './config/inputs.js';
@@ -38,7 +39,7 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   }
   if (commandLine.help) {
     if (confvars === null) return refuse(terminal, inputs.problems);
-    terminal.stdout.write(helpText(confvars));
+    terminal.stdout.write(`${helpText(confvars)}\n${ADMIN_SUMMARY}`);
     return { exitCode: 0 };
   }
   if (commandLine.autosetup) {

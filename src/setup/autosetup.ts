@@ -15,6 +15,7 @@ import type { PasswordHasher } from '../passwords/hashing.js';
 import { systemClock } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
 import { randomSource } from '../domain/random.js';
+import { COPY_SCHEMA_FILE, policyCopy } from '../policy/copy.js';
 import { loadPolicyFile } from '../policy/load.js';
 import { generateFernetKey } from '../protocol/index.js';
 import { openStore } from '../store/index.js';
@@ -117,7 +118,9 @@ function writeSecretsAndCopies(
   const confvarsCopy = join(basedir, 'confvars.json');
   writeOnce(secretFile, generateFernetKey(), 0o400);
   writeOnce(saltFile, random.bytes(32).toString('base64url'), 0o400);
-  writeOnce(join(basedir, 'permissions.json'), readFileSync(join(PKG_DIR, 'policy', 'default.json')), 0o644);
+  const copy = policyCopy(join(PKG_DIR, 'policy', 'default.json'));
+  writeOnce(join(basedir, 'permissions.json'), copy.policy, 0o644);
+  writeOnce(join(basedir, COPY_SCHEMA_FILE), copy.schema, 0o644);
   writeOnce(confvarsCopy, readFileSync(SHIPPED_CONFVARS), 0o644);
   return { secretFile, saltFile, confvarsCopy };
 }

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config/load.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey, parseKeyring } from '../../src/protocol/index.js';
+import { BLANK_ANSWERS, runSetup } from '../../src/setup/autosetup.js';
 import { startAuthsvc } from '../cli/spawn.js';
 import { blocksOf } from '../helpers/doc-blocks.js';
 
@@ -28,8 +29,12 @@ function exampleLine(prefix: string): string {
   return found[0] ?? '';
 }
 
-function sh(command: string, cwd = dir): string {
-  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', command], { cwd, encoding: 'utf8' });
+function sh(command: string, cwd = dir, env: Record<string, string> = {}): string {
+  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', command], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   assert.equal(result.status, 0, `${command}\n${result.stderr}`);
   return result.stdout;
 }
@@ -98,5 +103,37 @@ describe('docs/operations.md examples', () => {
     };
     const result = await loadConfig([`--confvars=${path}`, `--basedir=${dir}`], { ...env, MY_PORT: '4321' });
     assert.equal(result.ok && result.config.port, 4321);
+  });
+  it('runs every admin command line example, in order, on the data folder a first start makes', async () => {
+    const clone = join(dir, 'clone');
+    const setup = await runSetup(join(clone, '.authsvc'), BLANK_ANSWERS, { force: false });
+    assert.ok(setup.ok, JSON.stringify(setup));
+    // `npx authsvc` of a clone, run from the sources.
+    const authsvc = `${process.execPath} --import ${import.meta.resolve('tsx')} ${join(PKG_DIR, 'src', 'main.ts')}`;
+    const section = doc.slice(doc.indexOf('## Admin command line'), doc.indexOf('## Upgrades'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lines = block.split('\n').filter((line) => line.trim() !== '');
+    assert.ok(lines.length >= 10, 'the section shows the commands');
+    const outputs = new Map<string, string>();
+    for (const line of lines) {
+      outputs.set(
+        line,
+        sh(line.replaceAll('npx authsvc', authsvc), clone, {
+          ALICE_PASSWORD: 'Lantern-Harbour-Orbit-77',
+          NEW_PASSWORD: 'Meadow-Quartz-Violin-31',
+        }),
+      );
+    }
+    const users = JSON.parse(readFileSync(join(clone, 'users.json'), 'utf8')) as Array<{ email: string }>;
+    assert.deepEqual(
+      users.map((u) => u.email),
+      ['root@localhost', 'anonuser@localhost', 'dummyuser@localhost', 'alice@example.org'],
+    );
+    const shown = [...outputs].find(([line]) => line.includes('user show'))?.[1] ?? '';
+    assert.match(shown, /^is_active: +true$/m);
+    assert.match([...outputs].find(([line]) => line.includes('set-role'))?.[1] ?? '', /^user_role: +staff$/m);
+    assert.match([...outputs].find(([line]) => line.includes('user lock'))?.[1] ?? '', /^locked: +true$/m);
+    assert.match([...outputs].find(([line]) => line.includes('policy check'))?.[1] ?? '', /: no problems$/m);
+    assert.match([...outputs].find(([line]) => line.includes('user delete'))?.[1] ?? '', /^deleted user 4 /m);
   });
 });

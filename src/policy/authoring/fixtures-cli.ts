@@ -3,17 +3,20 @@
  * failing case with the explanation of the decision taken; exit 0 when all pass, 1 when any fails,
  * 2 when the policy or a table cannot be read.
  */
+import { readEnvironment } from '../../config/environment.js';
+import { callerPath } from './caller-path.js';
 import { loadFixtureFile } from './fixture-load.js';
 import { matrixSize, runFixture } from './fixture-run.js';
 import { compilePolicyFile } from './policy-file.js';
 
 function main(args: readonly string[]): number {
+  const env = readEnvironment();
   const [policyPath, ...fixturePaths] = args;
   if (policyPath === undefined || fixturePaths.length === 0) {
     process.stderr.write('usage: npm run policy:test -- POLICY FIXTURE...\n');
     return 2;
   }
-  const loaded = compilePolicyFile(policyPath);
+  const loaded = compilePolicyFile(callerPath(policyPath, env));
   if (!loaded.ok) {
     process.stderr.write(`policy:test: the policy is invalid:\n${loaded.problems.map((p) => `  - ${p}\n`).join('')}`);
     return 2;
@@ -24,7 +27,7 @@ function main(args: readonly string[]): number {
   let unreadable = false;
   const covered = new Set<string>();
   for (const path of fixturePaths) {
-    const fixture = loadFixtureFile(path);
+    const fixture = loadFixtureFile(callerPath(path, env));
     if (!fixture.ok) {
       unreadable = true;
       process.stderr.write(`${path}: not a decision table:\n${fixture.problems.map((p) => `  - ${p}\n`).join('')}`);

@@ -6,6 +6,8 @@
  * Text: `FILE:LINE:COLUMN: POINTER: MESSAGE`, the form editors and CI annotate.
  * JSON: `[{"file", "problems": [{"line", "column", "pointer", "kind", "message"}]}]`.
  */
+import { readEnvironment } from '../../config/environment.js';
+import { callerPath } from './caller-path.js';
 import { lintFile } from './lint.js';
 import type { PositionedProblem } from './problems.js';
 import { formatProblem } from './problems.js';
@@ -34,7 +36,7 @@ function main(args: readonly string[], out: NodeJS.WritableStream, err: NodeJS.W
   let problems = 0;
   const reports: Array<{ file: string; problems: PositionedProblem[] }> = [];
   for (const file of files) {
-    const outcome = lintFile(file);
+    const outcome = lintFile(callerPath(file, readEnvironment()));
     if (!outcome.ok) {
       unreadable = true;
       err.write(`policy:lint: ${outcome.error}\n`);

@@ -12,7 +12,7 @@ import type { Node } from 'jsonc-parser';
 import type { PolicyDoc } from '../engine/document.js';
 import { pointer } from '../engine/document.js';
 import { MAX_POLICY_BYTES, MAX_POLICY_DEPTH, decodeBounded } from './bounded-json.js';
-import { columnOf, sourceMap } from './positions.js';
+import { flatPosition, sourceMap } from './positions.js';
 import type { Position } from './positions.js';
 import type { PositionedProblem, Problem } from './problems.js';
 import { checkSchema } from './schema.js';
@@ -26,13 +26,6 @@ export interface LintResult {
 }
 
 const START: Position = { line: 1, column: 1 };
-
-/** Line and column of an offset without building the source map (the text may be too deep for it). */
-function flatPosition(text: string, offset: number): Position {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, column: columnOf(text, lineStart, offset) };
-}
 
 /** The pointer of the part at an offset; only the text up to it is parsed, so the nesting stays bounded. */
 function pointerAt(text: string, offset: number): string {

@@ -57,6 +57,13 @@ export function columnOf(text: string, lineStart: number, offset: number): numbe
   return column;
 }
 
+/** Line and column of an offset without building the source map (the text may be too deep for it). */
+export function flatPosition(text: string, offset: number): Position {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, column: columnOf(text, lineStart, offset) };
+}
+
 export function sourceMap(text: string): { map: SourceMap; root: Node | undefined } {
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0x0a) lineStarts.push(i + 1);

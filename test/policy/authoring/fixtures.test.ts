@@ -131,12 +131,30 @@ describe('npm run policy:test', () => {
     writeFileSync(badTable, '{"access": [{"role": "staff"}]}');
     const table = policyTest(DEFAULT_POLICY, badTable, join(dir, 'missing.json'));
     assert.equal(table.status, 2);
-    assert.match(table.stderr, /bad-table\.json: not a decision table:\n(.*\n)* {2}- \/access\/0: lacks "item"\n/);
+    // Each problem with the line and column of the row at fault, as policy problems have.
     assert.match(
       table.stderr,
-      /\n {2}- \/access\/0: name the caller either by "relation" or by "user_id" and "owner" \(and optionally "shared_with"\), one way only\n/,
+      /bad-table\.json: not a decision table:\n(.*\n)* {2}- 1:13: \/access\/0: lacks "item"\n/,
+    );
+    assert.match(
+      table.stderr,
+      /\n {2}- 1:13: \/access\/0: name the caller either by "relation" or by "user_id" and "owner" \(and optionally "shared_with"\), one way only\n/,
     );
     assert.match(table.stderr, /missing\.json: not a decision table:\n {2}- cannot read .*ENOENT/);
+
+    const multiline = join(dir, 'multiline-table.json');
+    writeFileSync(
+      multiline,
+      '{\n  "access": [\n    {"role": "staff", "item": "dataset", "visibility": "public",\n     "relation": "owner", "action": "view", "expect": "maybe"}\n  ]\n}\n',
+    );
+    const positioned = policyTest(DEFAULT_POLICY, multiline);
+    assert.equal(positioned.status, 2);
+    assert.match(positioned.stderr, /\n {2}- 4:45: \/access\/0\/expect: /);
+    const notJson = join(dir, 'not-json-table.json');
+    writeFileSync(notJson, '{\n  "access": [\n    {"role": "staff",}\n  ]\n}\n');
+    const syntax = policyTest(DEFAULT_POLICY, notJson);
+    assert.equal(syntax.status, 2);
+    assert.match(syntax.stderr, /not-json-table\.json: not a decision table:\n {2}- 3:22: /);
 
     assert.equal(policyTest(DEFAULT_POLICY).status, 2);
   });
