@@ -86,6 +86,7 @@ async function startTwice(
       restart_listening_ms: server.startupMsWall,
       restart_healthy_ms: server.healthyMsWall,
       restart_in_process_ms: server.startupMsInProcess,
+      restart_cpu_ms: server.startupCpuMs,
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * The composition root: the only place that builds the real ports and wires them together, and the
- * one that loads the policy the configuration names. Tests call startApp with their own clock,
+ * The composition root: the only place that builds the real ports and wires them together (the
+ * configuration and the policy it names are loaded and checked before, by setup/startup.ts). Tests call startApp with their own clock,
  * randomness, hash queue and log stream.
  */
 import type { Server } from 'node:http';
@@ -8,12 +8,10 @@ import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
-import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
+import { fallbackStore, memoryAdmissionStore, storeLoginBackoff } from './admission/index.js';
 import type { AdmissionStore, FallbackStore } from './admission/index.js';
 import { logAuditSink } from './audit/audit.js';
-import type { Inputs } from './config/inputs.js';
-import { resolveConfig } from './config/load.js';
-import type { Config, PolicyLocation } from './config/load.js';
+import type { Config } from './config/load.js';
 import { VERSION } from './config/version.js';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { noLoginBackoff, systemClock } from './domain/ports.js';
@@ -33,39 +31,14 @@ import { createHasher } from './passwords/hashing.js';
 import { createPwnedChecker, noPwnedCheck } from './passwords/pwned.js';
 import { passwordService } from './passwords/service.js';
 import type { PasswordService } from './passwords/service.js';
-import { loadPolicyBytes, loadPolicyFile } from './policy/load.js';
-import type { LoadedPolicy, PolicyLoad } from './policy/load.js';
+import { loadPolicyFile } from './policy/load.js';
+import type { LoadedPolicy } from './policy/load.js';
 import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from './policy/reload.js';
 import type { ReloadOutcome, SwappablePolicy } from './policy/reload.js';
 import { prepareDatabase } from './setup/first-start.js';
 import { startCleanup } from './store/cleanup-timer.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
-
-export type Startup =
-  | { readonly ok: true; readonly config: Config; readonly policy: LoadedPolicy }
-  | { readonly ok: false; readonly problems: string[] };
-
-/** The policy at `at`, from the file or from the given bytes; each problem names the item. */
-function loadPolicyAt(at: PolicyLocation, bytes: Uint8Array | null): PolicyLoad {
-  const loaded = bytes === null ? loadPolicyFile(at.path) : loadPolicyBytes(at.path, bytes);
-  return loaded.ok ? loaded : { ok: false, problems: loaded.problems.map((p) => `${at.label}: ${p}`) };
-}
-
-/**
- * The configuration and the policy it names, checked together: start-up refuses with every problem
- * of both in one message. `policyBytes` is the document a cluster worker's primary enforces, which
- * may differ from the file after a refused reload.
- */
-export async function loadStartup(inputs: Inputs, policyBytes: Uint8Array | null = null): Promise<Startup> {
-  const resolved = await resolveConfig(inputs);
-  const policy = resolved.permissions === null ? null : loadPolicyAt(resolved.permissions, policyBytes);
-  if (resolved.ok && policy?.ok === true) return { ok: true, config: resolved.config, policy: policy.policy };
-  return {
-    ok: false,
-    problems: [...(resolved.ok ? [] : resolved.problems), ...(policy?.ok === false ? policy.problems : [])],
-  };
-}
 
 export interface AppOptions {
   readonly config: Config;
@@ -124,6 +97,8 @@ async function admissionOf(options: AppOptions, log: Logger): Promise<FallbackSt
   const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
   const url = options.config.redisUrl;
   if (url === null) return fallbackStore(null, local, log);
+  // Loaded only here: a process without `redisurl` never loads ioredis.
+  const { redisAdmissionStore } = await import('./admission/redis-store.js');
   const redis = redisAdmissionStore(url);
   // Commands are not queued while connecting (traps.md R5): wait for the connection, briefly, so the
   // first requests use Redis.

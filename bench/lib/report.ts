@@ -21,6 +21,8 @@ export interface Startup {
   readonly restart_listening_ms: number;
   readonly restart_healthy_ms: number;
   readonly restart_in_process_ms: number;
+  /** CPU time (all server processes) of the restart until healthy: steadier than wall time on a busy machine. */
+  readonly restart_cpu_ms: number;
 }
 
 /** RSS in MB of each server process, the first being the process started (the primary with workers). */
@@ -111,7 +113,7 @@ function startupLine(run: Omit<ServerRun, 'points'>): string {
   const s = run.startup;
   return (
     `start-up to healthy: first start ${s.first_start_ms} ms, restart ${s.restart_healthy_ms} ms ` +
-    `(listening at ${s.restart_listening_ms} ms, ${s.restart_in_process_ms} ms in process)`
+    `(listening at ${s.restart_listening_ms} ms, ${s.restart_in_process_ms} ms in process; ${s.restart_cpu_ms} ms of CPU)`
   );
 }
 
