@@ -20,7 +20,7 @@ import { measurePoint } from './lib/measure.js';
 import type { Point } from './lib/measure.js';
 import { USAGE, parseOptions } from './lib/options.js';
 import type { BenchOptions } from './lib/options.js';
-import { cutProfiles } from './lib/profile.js';
+import { cutProfiles, writeSummary } from './lib/profile.js';
 import type { Window } from './lib/profile.js';
 import { markdown } from './lib/report.js';
 import type { ActionPoint, BenchResults, ServerRun, Startup } from './lib/report.js';
@@ -86,6 +86,7 @@ async function startTwice(
       restart_listening_ms: server.startupMsWall,
       restart_healthy_ms: server.healthyMsWall,
       restart_in_process_ms: server.startupMsInProcess,
+      restart_cpu_ms: server.startupCpuMs,
     },
   };
 }
@@ -208,6 +209,7 @@ async function main(options: BenchOptions): Promise<void> {
   const footprints = [];
   for (const database of options.databases)
     for (const workers of options.footprint) footprints.push(await footprint(options, database, workers));
+  if (options.cpuProf) writeSummary(profileDir, profiles);
   const results: BenchResults = {
     machine,
     settings: {

@@ -1,6 +1,6 @@
 /**
- * The composition root: the only place that builds the real ports and wires them together, and the
- * one that loads the policy the configuration names. Tests call startApp with their own clock,
+ * The composition root: the only place that builds the real ports and wires them together (the
+ * configuration and the policy it names are loaded and checked before, by setup/startup.ts). Tests call startApp with their own clock,
  * randomness, hash queue and log stream.
  */
 import type { Server } from 'node:http';
@@ -8,15 +8,12 @@ import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
-import { fallbackStore, memoryAdmissionStore, redisAdmissionStore, storeLoginBackoff } from './admission/index.js';
+import { fallbackStore, memoryAdmissionStore, storeLoginBackoff } from './admission/index.js';
 import type { AdmissionStore, FallbackStore } from './admission/index.js';
-import { fanOut, logOutlet, publishingSink } from './audit/audit.js';
 import type { AuditSink } from './audit/audit.js';
-import { createWebhookSender } from './audit/webhooks.js';
+import { auditOf, metricsAuditSink } from './audit/wiring.js';
 import type { WebhookSender, WebhookTuning } from './audit/webhooks.js';
-import type { Inputs } from './config/inputs.js';
-import { resolveConfig } from './config/load.js';
-import type { Config, PolicyLocation } from './config/load.js';
+import type { Config } from './config/load.js';
 import { VERSION } from './config/version.js';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleepFor } from 'node:timers/promises';
@@ -41,39 +38,14 @@ import { createHasher } from './passwords/hashing.js';
 import { createPwnedChecker, noPwnedCheck } from './passwords/pwned.js';
 import { passwordService } from './passwords/service.js';
 import type { PasswordService } from './passwords/service.js';
-import { loadPolicyBytes, loadPolicyFile } from './policy/load.js';
-import type { LoadedPolicy, PolicyLoad } from './policy/load.js';
+import { loadPolicyFile } from './policy/load.js';
+import type { LoadedPolicy } from './policy/load.js';
 import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from './policy/reload.js';
 import type { ReloadOutcome, SwappablePolicy } from './policy/reload.js';
 import { prepareDatabase } from './setup/first-start.js';
 import { startCleanup } from './store/cleanup-timer.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/index.js';
-
-export type Startup =
-  | { readonly ok: true; readonly config: Config; readonly policy: LoadedPolicy }
-  | { readonly ok: false; readonly problems: string[] };
-
-/** The policy at `at`, from the file or from the given bytes; each problem names the item. */
-function loadPolicyAt(at: PolicyLocation, bytes: Uint8Array | null): PolicyLoad {
-  const loaded = bytes === null ? loadPolicyFile(at.path) : loadPolicyBytes(at.path, bytes);
-  return loaded.ok ? loaded : { ok: false, problems: loaded.problems.map((p) => `${at.label}: ${p}`) };
-}
-
-/**
- * The configuration and the policy it names, checked together: start-up refuses with every problem
- * of both in one message. `policyBytes` is the document a cluster worker's primary enforces, which
- * may differ from the file after a refused reload.
- */
-export async function loadStartup(inputs: Inputs, policyBytes: Uint8Array | null = null): Promise<Startup> {
-  const resolved = await resolveConfig(inputs);
-  const policy = resolved.permissions === null ? null : loadPolicyAt(resolved.permissions, policyBytes);
-  if (resolved.ok && policy?.ok === true) return { ok: true, config: resolved.config, policy: policy.policy };
-  return {
-    ok: false,
-    problems: [...(resolved.ok ? [] : resolved.problems), ...(policy?.ok === false ? policy.problems : [])],
-  };
-}
 
 export interface AppOptions {
   readonly config: Config;
@@ -136,37 +108,6 @@ interface Wiring {
   readonly metrics: ServiceMetrics | null;
 }
 
-export interface AuditWiring {
-  readonly sink: AuditSink;
-  /** null when no webhookurl is set. */
-  readonly webhook: WebhookSender | null;
-}
-
-/**
- * The audit events of one process: logged, and POSTed to the webhook when one is configured. Each
- * process has its own queue (a cluster's workers each send their own events; the primary its reloads).
- */
-export function auditOf(
-  config: Config,
-  log: Logger,
-  clock: Clock,
-  random: Random,
-  more: { readonly sinks?: readonly AuditSink[]; readonly tuning?: Partial<WebhookTuning> } = {},
-): AuditWiring {
-  const webhook =
-    config.webhook === null
-      ? null
-      : createWebhookSender({
-          target: config.webhook,
-          clock,
-          random,
-          log,
-          ...(more.tuning === undefined ? {} : { tuning: more.tuning }),
-        });
-  const outlets = webhook === null ? [logOutlet(log)] : [logOutlet(log), webhook.outlet];
-  return { sink: fanOut(publishingSink(clock, piiHasher(config.piisalt), outlets), ...(more.sinks ?? [])), webhook };
-}
-
 /**
  * Redis when `redisurl` is set, falling back to this instance's own exact store: the cluster
  * primary's (asked over IPC) in a worker, memory in a single process (DESIGN decision 20).
@@ -175,6 +116,8 @@ async function admissionOf(options: AppOptions, log: Logger, metrics: ServiceMet
   const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
   const url = options.config.redisUrl;
   if (url === null) return fallbackStore(null, local, log);
+  // Loaded only here: a process without `redisurl` never loads ioredis.
+  const { redisAdmissionStore } = await import('./admission/redis-store.js');
   const redis = redisAdmissionStore(url);
   // Commands are not queued while connecting (traps.md R5): wait for the connection, briefly, so the
   // first requests use Redis.
@@ -307,11 +250,6 @@ async function httpMetricsOf(
     },
   };
 }
-
-/** The metrics count a few audit events by name (lock-outs, policy reloads). */
-export const metricsAuditSink = (metrics: { audited(event: string): void }): AuditSink => ({
-  record: (event) => metrics.audited(event.event),
-});
 
 /** A single process prepares its database; a cluster worker finds it prepared by its primary. */
 async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise<string | null> {

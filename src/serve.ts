@@ -10,7 +10,7 @@ import { reportStartFailure } from './cluster/start-failure.js';
 import type { Environment } from './config/environment.js';
 import { ADMIN_SUMMARY } from './admin/help.js';
 import { helpText } from './config/help.js';
-import { loadStartup } from './app.js';
+import { loadStartup } from './setup/startup.js';
 import { readInputs } from './config/inputs.js';
 import { rawValue } from './config/retrieve.js';
 import { VERSION } from './config/version.js';

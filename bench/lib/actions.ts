@@ -4,7 +4,7 @@
  * sealed (new IV, new timestamp, new reqid) and its reply is opened and checked (`reqid` must match,
  * `success` must be true).
  */
-import { createClient } from '../../src/client/index.js';
+import { AuthsvcError, createClient } from '../../src/client/index.js';
 import type { AuthsvcClient } from '../../src/client/index.js';
 import { BENCH_ADMIN } from './server.js';
 
@@ -29,9 +29,14 @@ export function isBenchAction(name: string): name is BenchAction {
 }
 
 /** One iteration: whether its reply was a success, and when the timed part started (performance.now()). */
-export type Iteration = () => Promise<{ readonly ok: boolean; readonly startedAt: number }>;
+export type Iteration = () => Promise<{ readonly ok: boolean; readonly startedAt: number; readonly failure?: string }>;
 
-type Reply = { readonly success: boolean; readonly response: Record<string, unknown> };
+type Reply = {
+  readonly success: boolean;
+  readonly response: Record<string, unknown>;
+  /** The server's failure_reason, or the client's error kind (e.g. `unavailable` for a 503). */
+  readonly failure_reason?: string;
+};
 type Call = (action: string, body: Record<string, unknown>) => Promise<Reply>;
 
 const IP = '192.0.2.1';
@@ -51,13 +56,17 @@ export function benchCaller(url: string, secret: string): { call: Call; client: 
   const call: Call = async (action, body) => {
     try {
       return await request(action, body);
-    } catch {
-      // A transport error or a reply that answers another reqid: counted, never hidden.
-      return { success: false, response: {} };
+    } catch (error) {
+      // A transport error, a refusal (503) or a reply that answers another reqid: counted, never hidden.
+      const kind = error instanceof AuthsvcError ? error.kind : 'error';
+      return { success: false, response: {}, failure_reason: kind };
     }
   };
   return { call, client };
 }
+
+const failureOf = (reply: Reply): { failure?: string } =>
+  reply.success ? {} : { failure: reply.failure_reason ?? 'failed' };
 
 async function must(call: Call, action: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const reply = await call(action, body);
@@ -79,7 +88,8 @@ export async function prepare(action: BenchAction, call: Call): Promise<Iteratio
     (name: string, body: Record<string, unknown>): Iteration =>
     async () => {
       const startedAt = performance.now();
-      return { ok: (await call(name, body)).success, startedAt };
+      const reply = await call(name, body);
+      return { ok: reply.success, startedAt, ...failureOf(reply) };
     };
   const keyIssue = {
     ...SUPERUSER,
@@ -143,7 +153,7 @@ export async function prepare(action: BenchAction, call: Call): Promise<Iteratio
           email: BENCH_ADMIN.email,
           password: BENCH_ADMIN.password,
         });
-        return { ok: session.success && login.success, startedAt };
+        return { ok: session.success && login.success, startedAt, ...failureOf(session.success ? login : session) };
       };
   }
 }

@@ -8,6 +8,8 @@ export interface Point {
   readonly concurrency: number;
   readonly requests: number;
   readonly errors: number;
+  /** The errors by failure_reason (or the client's error kind, e.g. `unavailable` for a 503). */
+  readonly errors_by_reason: Readonly<Record<string, number>>;
   readonly rps: number;
   readonly p50_ms: number;
   readonly p90_ms: number;
@@ -36,7 +38,7 @@ export async function measurePoint(
   const cpu0 = processTreeCpuSeconds(pid);
   const client0 = process.cpuUsage();
   const from = monotonicUs();
-  const { latencies, failures } = await closedLoop(concurrency, seconds, iteration);
+  const { latencies, failures, failureReasons } = await closedLoop(concurrency, seconds, iteration);
   const to = monotonicUs();
   const cpu = processTreeCpuSeconds(pid) - cpu0;
   const client = process.cpuUsage(client0);
@@ -45,6 +47,7 @@ export async function measurePoint(
     concurrency,
     requests: latencies.length,
     errors: failures,
+    errors_by_reason: failureReasons,
     rps: Math.round(latencies.length / ((to - from) / 1e6)),
     p50_ms: ms(latencies, 0.5),
     p90_ms: ms(latencies, 0.9),

@@ -30,7 +30,8 @@ export const USAGE = `npm run bench -- [flags]     (run it under: flock /work/be
   --actions a,b               a subset of: ${BENCH_ACTIONS.join(', ')}
   --footprint 4               worker counts only started, for start-up and idle memory ("none": skip)      [4]
   --cpu-prof                  servers run with --cpu-prof; profiles cut to each measured window in <out>/profiles
-  --set NAME=value            server environment, e.g. --set AUTHSVC_RATELIMITS=… (rate limits and login back-off are off)
+  --set NAME=value            server environment (AUTHSVC_* or NODE_OPTIONS), e.g. --set AUTHSVC_RATELIMITS=…
+                              (rate limits and login back-off are off unless set)
   --out bench/results         where latest.json and latest.md go
   --from-source               run authsvc from src/ through tsx, not dist/ (tests; its figures are not comparable)`;
 
@@ -81,7 +82,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   const serverEnv: Record<string, string> = {};
   for (const pair of values.set) {
     const at = pair.indexOf('=');
-    if (at < 1 || !pair.startsWith('AUTHSVC_')) throw new Error(`--set takes AUTHSVC_NAME=value, not "${pair}"`);
+    if (at < 1 || !(pair.startsWith('AUTHSVC_') || pair.startsWith('NODE_OPTIONS=')))
+      throw new Error(`--set takes AUTHSVC_NAME=value or NODE_OPTIONS=…, not "${pair}"`);
     serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 interface ProfileNode {
   readonly id: number;
   hitCount?: number;
+  readonly callFrame?: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
   readonly [key: string]: unknown;
 }
 
@@ -74,4 +75,63 @@ export function cutProfiles(rawDir: string, outDir: string, prefix: string, wind
     }
   }
   return written;
+}
+
+/** Where a frame's code lives: a package, a part of authsvc, Node's internals, or V8's own buckets. */
+export function partOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pkg) return pkg[1] ?? url;
+  const own = /\/(?:dist|src)\/([^/]+)(?:\/|\.js|\.ts)/.exec(url);
+  if (own) return `authsvc ${own[1] ?? ''}`.replace(/\.(js|ts)$/, '');
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
+  return url.split('/').slice(-1)[0] ?? url;
+}
+
+const share = (part: number, whole: number): string => `${((100 * part) / Math.max(1, whole)).toFixed(1)} %`;
+
+/** A frame's file, short: `store/hot-reads.js`, `koa/lib/application.js`, `node:_http_server`. */
+function fileOf(url: string): string {
+  if (url.startsWith('node:')) return url;
+  const pkg = /node_modules\/(.+)$/.exec(url);
+  if (pkg) return pkg[1] ?? url;
+  const own = /\/(?:dist|src)\/(.+)$/.exec(url);
+  return own ? (own[1] ?? url) : (url.split('/').slice(-1)[0] ?? url);
+}
+
+/** Self time (idle excluded) by part and the top functions of one (cut) profile, as Markdown lines. */
+export function summarise(profile: CpuProfile, top = 12): string[] {
+  const byPart = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    const frame = node.callFrame ?? { functionName: '(unknown)', url: '', lineNumber: 0 };
+    if (hits === 0 || frame.functionName === '(idle)') continue;
+    total += hits;
+    const part = partOf(frame.url, frame.functionName);
+    byPart.set(part, (byPart.get(part) ?? 0) + hits);
+    const where = frame.url === '' ? part : `${fileOf(frame.url)}:${frame.lineNumber + 1}`;
+    const name = `${frame.functionName || '(anonymous)'} — ${where}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + hits);
+  }
+  const sorted = (map: Map<string, number>): [string, number][] => [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return [
+    `busy samples ${total} of ${profile.samples.length}; self time by part: ` +
+      sorted(byPart)
+        .map(([part, hits]) => `${part} ${share(hits, total)}`)
+        .join(', '),
+    '',
+    ...sorted(byFunction).map(([name, hits]) => `- ${share(hits, total)} ${name}`),
+  ];
+}
+
+/** profiles/summary.md: for each cut profile, where its self time went. */
+export function writeSummary(outDir: string, files: readonly string[]): void {
+  const lines = ['# Where the server CPU went, per measured window (self time)', ''];
+  for (const file of files.filter((f) => !f.includes('-whole.')).sort()) {
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+    lines.push(`## ${file.split('/').slice(-1)[0] ?? file}`, '', ...summarise(profile), '');
+  }
+  writeFileSync(join(outDir, 'summary.md'), lines.join('\n'));
 }

@@ -21,6 +21,8 @@ export interface Startup {
   readonly restart_listening_ms: number;
   readonly restart_healthy_ms: number;
   readonly restart_in_process_ms: number;
+  /** CPU time (all server processes) of the restart until healthy: steadier than wall time on a busy machine. */
+  readonly restart_cpu_ms: number;
 }
 
 /** RSS in MB of each server process, the first being the process started (the primary with workers). */
@@ -67,6 +69,12 @@ export function rss(values: readonly number[] | undefined): string {
   return `${sum(values)} MB (primary ${primary} + workers ${workers.join(' + ')})`;
 }
 
+/** "0", or "11 (unavailable 11)". */
+const errors = (p: Point): string => {
+  const reasons = Object.entries(p.errors_by_reason);
+  return reasons.length === 0 ? String(p.errors) : `${p.errors} (${reasons.map(([r, n]) => `${r} ${n}`).join(', ')})`;
+};
+
 const row = (cells: readonly (string | number)[]): string => `| ${cells.join(' | ')} |`;
 const pct = (share: number | null): string => (share === null ? '' : `${Math.round(share * 100)} %`);
 const ratio = (value: number | null): string => (value === null ? '' : `${value.toFixed(2)}×`);
@@ -97,7 +105,7 @@ function pointsTable(points: readonly ActionPoint[]): string[] {
         p.p90_ms,
         p.p99_ms,
         p.max_ms,
-        p.errors,
+        errors(p),
         p.server_cpu_us,
         ratio(p.floor_ratio),
         pct(p.hash_share),
@@ -111,7 +119,7 @@ function startupLine(run: Omit<ServerRun, 'points'>): string {
   const s = run.startup;
   return (
     `start-up to healthy: first start ${s.first_start_ms} ms, restart ${s.restart_healthy_ms} ms ` +
-    `(listening at ${s.restart_listening_ms} ms, ${s.restart_in_process_ms} ms in process)`
+    `(listening at ${s.restart_listening_ms} ms, ${s.restart_in_process_ms} ms in process; ${s.restart_cpu_ms} ms of CPU)`
   );
 }
 
@@ -143,7 +151,7 @@ export function markdown(results: BenchResults): string {
     ]),
     row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...results.floor.points.map((p) =>
-      row([p.concurrency, p.rps, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms, p.errors, p.server_cpu_us, p.client_cpu_us]),
+      row([p.concurrency, p.rps, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms, errors(p), p.server_cpu_us, p.client_cpu_us]),
     ),
     '',
     `RSS: ${rss(results.floor.memory.idle_mb)} idle, ${rss(results.floor.memory.after_mb)} after.`,

@@ -18,6 +18,8 @@ export interface BenchServer {
   readonly startupMsInProcess: number;
   /** From the spawn to the first 200 of GET /health. */
   readonly healthyMsWall: number;
+  /** CPU time the server's processes had used when healthy: start-up's cost, whatever else the machine runs. */
+  readonly startupCpuMs: number;
   /** Stops the server; the data folder is removed unless `keepBasedir`. */
   stop(options?: { readonly keepBasedir?: boolean }): Promise<void>;
 }
@@ -87,6 +89,7 @@ export async function startBenchServer(
   const url = `http://127.0.0.1:${port}/`;
   await waitHealthy(url);
   const healthyMsWall = Math.round(performance.now() - started);
+  const startupCpuMs = Math.round(processTreeCpuSeconds(child.pid ?? 0) * 1000);
   return {
     url,
     secret,
@@ -95,6 +98,7 @@ export async function startBenchServer(
     startupMsWall,
     startupMsInProcess: inProcess,
     healthyMsWall,
+    startupCpuMs,
     async stop(stopOptions = {}) {
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');

@@ -11,7 +11,8 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { loadStartup, openActionRunner } from '../app.js';
+import { openActionRunner } from '../app.js';
+import { loadStartup } from '../setup/startup.js';
 import type { ActionRunner } from '../app.js';
 import type { Environment } from '../config/environment.js';
 import { readInputs } from '../config/inputs.js';

@@ -12,8 +12,9 @@ export type { Channel } from './primary-messages.js';
 export { serveAdmission } from './primary-server.js';
 export type { RateLimitsParse, RatePolicy } from './rate-limits.js';
 export { DEFAULT_RATE_POLICY, parseRateLimits, STRICT_ACTION_LIMITS } from './rate-limits.js';
+// redisAdmissionStore is imported from './redis-store.js' only where `redisurl` is set, so that a
+// process without Redis never loads ioredis (about 10 MB and 40 modules).
 export type { RedisAdmissionStore, RedisStoreOptions } from './redis-store.js';
-export { redisAdmissionStore } from './redis-store.js';
 export type { ReplayCache } from './replay.js';
 export { memoryReplayCache, replayKey } from './replay.js';
 export { ReportGate } from './report-gate.js';

@@ -6,9 +6,6 @@
 import cluster from 'node:cluster';
 import type { Config } from '../config/load.js';
 import type { LoadedPolicy } from '../policy/load.js';
-import { runPrimary } from './primary.js';
-import { runSingle } from './single.js';
-import { runWorker } from './worker.js';
 
 /**
  * Starts this process's part. Resolves with the URL once the service listens (in the single process,
@@ -16,9 +13,17 @@ import { runWorker } from './worker.js';
  * loadStartup checked (in a worker: the primary's document).
  */
 export async function serveProcesses(config: Config, policy: LoadedPolicy): Promise<string | null> {
+  // Each role loads only its own modules: the primary serves no requests, so it never loads the HTTP
+  // app, the actions and what they use (tens of MB and a good part of the start-up time).
   if (cluster.isWorker) {
+    const { runWorker } = await import('./worker.js');
     await runWorker(config, policy);
     return null;
   }
-  return config.workers === 1 ? runSingle(config, policy) : runPrimary(config, policy);
+  if (config.workers === 1) {
+    const { runSingle } = await import('./single.js');
+    return runSingle(config, policy);
+  }
+  const { runPrimary } = await import('./primary.js');
+  return runPrimary(config, policy);
 }

@@ -14,9 +14,10 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { memoryAdmissionStore, serveAdmission } from '../admission/index.js';
-import { auditOf, metricsAuditSink } from '../app.js';
+import { auditOf, metricsAuditSink } from '../audit/wiring.js';
 import type { AuditSink } from '../audit/audit.js';
 import type { Channel, MemoryAdmissionStore } from '../admission/index.js';
+import { readEnvironment } from '../config/environment.js';
 import type { Config } from '../config/load.js';
 import { systemClock } from '../domain/ports.js';
 import { randomSource } from '../domain/random.js';
@@ -227,6 +228,21 @@ async function primaryMetricsOf(config: Config): Promise<{ sinks: AuditSink[]; m
   return { sinks: [metricsAuditSink(own)], metrics: metricsHub(own.registry) };
 }
 
+/**
+ * V8 grows a process's young generation to its 32 MB maximum while loading the app, and keeps it: a
+ * third of an idle worker's memory. A request's garbage fits in far less, so each worker gets 4 MB
+ * semi-spaces (measured by `npm run bench`: about 15 MB less per worker, CPU per request unchanged)
+ * unless the operator chose a size on the command line or in NODE_OPTIONS.
+ */
+export const WORKER_SEMI_SPACE_MB = 4;
+
+function workerExecArgv(): string[] {
+  const chosen = [...process.execArgv, readEnvironment()['NODE_OPTIONS'] ?? ''].some((arg) =>
+    arg.includes('--max-semi-space-size'),
+  );
+  return chosen ? process.execArgv : [...process.execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
+}
+
 /** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
 export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<string> {
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
@@ -255,6 +271,7 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
       exitCode: 0,
     };
     handleSignals(primary);
+    cluster.setupPrimary({ execArgv: workerExecArgv() });
     for (const slot of primary.slots) fork(primary, slot);
   });
 }

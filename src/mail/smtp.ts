@@ -2,7 +2,7 @@
  * The nodemailer adapter of the Mailer port. Headers are checked before any connection is made
  * (headers.ts); a failed send answers with its SMTP error class, never throws.
  */
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { isSafeAddress, isSafeHeaderText, parseMailbox } from './headers.js';
 import type { MailFailure, Mailer, MailMessage, MailSettings, SendResult } from './mailer.js';
 import { requiresTls, transportOptions } from './smtp-options.js';
@@ -54,7 +54,10 @@ function describe(error: unknown): string {
 }
 
 export function createSmtpMailer(settings: MailSettings, now: () => number = () => performance.now()): Mailer {
-  const transport = createTransport(transportOptions(settings));
+  // nodemailer (about 40 modules) is loaded by the first email sent, not by every server that may never send one.
+  let transport: Promise<Transporter> | null = null;
+  const transportOnce = (): Promise<Transporter> =>
+    (transport ??= import('nodemailer').then(({ createTransport }) => createTransport(transportOptions(settings))));
   const sender = parseMailbox(settings.sender === '' ? DEFAULT_SENDER : settings.sender);
   const tlsRequired = requiresTls(settings);
 
@@ -65,7 +68,9 @@ export function createSmtpMailer(settings: MailSettings, now: () => number = () 
       }
       const started = now();
       try {
-        await transport.sendMail({
+        await (
+          await transportOnce()
+        ).sendMail({
           from: { name: sender.name, address: sender.address },
           sender: sender.address,
           to: message.to,

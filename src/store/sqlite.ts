@@ -9,11 +9,12 @@
  * statement (no read-then-write transaction across processes, trap S6), so the busy wait stays short.
  */
 import { closeSync, chmodSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import BetterSqliteClient from 'knex/lib/dialects/better-sqlite3/index.js';
+import type BetterSqliteDialect from 'knex/lib/dialects/better-sqlite3/index.js';
 import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
 import type { Db, HotStatement } from './db.js';
 import type { Row } from './records.js';
@@ -33,7 +34,11 @@ export function openSqlite(target: SqliteTarget): Db {
   closeSync(openSync(filename, 'a', 0o600));
   chmodSync(filename, 0o600);
 
-  const db = new Database(filename);
+  // Required here, not imported: a server on PostgreSQL or MariaDB never loads the native module.
+  const require = createRequire(import.meta.url);
+  const Driver = require('better-sqlite3') as typeof Database;
+  const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3/index.js') as typeof BetterSqliteDialect;
+  const db = new Driver(filename);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // first: switching to WAL may itself wait
   db.pragma('journal_mode = WAL');
   db.pragma('journal_size_limit = 5242880');

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadStartup } from '../../src/app.js';
+import { loadStartup } from '../../src/setup/startup.js';
 import { readInputs } from '../../src/config/inputs.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
