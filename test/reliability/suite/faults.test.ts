@@ -15,7 +15,7 @@ import { keepAlive, sendRaw, spawnOn } from '../../helpers/suite.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import type { TcpProxy } from '../../helpers/tcp-proxy.js';
 
-const FAULT_MS = 3000;
+const FAULT_MS = 2000;
 const RECOVERY_BOUND_MS = 5000;
 const CLIENTS = 6;
 const FAULTS = ['refuse', 'cut', 'blackhole'] as const;
@@ -114,7 +114,7 @@ forEachDatabase(
           if (agent !== false) agent.destroy();
         };
         load = Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i)));
-        await sleep(1500);
+        await sleep(1000);
       });
       after(async () => {
         running = false;
@@ -151,7 +151,7 @@ forEachDatabase(
             await sleep(100);
           }
           phase = `${fault}: after`;
-          await sleep(1000);
+          await sleep(600);
 
           const during = outcomes.filter((o) => o.phase === fault);
           const mine = outcomes.filter((o) => o.phase.startsWith(fault));
