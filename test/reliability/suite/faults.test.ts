@@ -40,7 +40,7 @@ forEachDatabase(
       let phase = 'warm-up';
       let running = true;
       const outcomes: Outcome[] = [];
-      let load: Promise<void[]>;
+      let load: Promise<unknown>;
 
       before(async () => {
         const target = (await db.fresh()) as PgTarget | MysqlTarget;
@@ -132,7 +132,7 @@ forEachDatabase(
 
       for (const fault of FAULTS) {
         it(`answers only 200 or 503 while the database is ${FAULT_NAMES[fault]}, and recovers without a restart`, async (t) => {
-          phase = `${fault}`;
+          phase = fault;
           proxy[fault]();
           await sleep(FAULT_MS);
           phase = `${fault}: recovering`;

@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import argon2 from 'argon2';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { actionNames, actionSpecs, fernetEncrypt } from '../../../src/protocol/index.js';
+import { actionNames, fernetEncrypt } from '../../../src/protocol/index.js';
 import type { ActionName } from '../../../src/protocol/index.js';
 import { openStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/index.js';
@@ -281,7 +281,7 @@ describe('hostile input to every action', () => {
     const tables = ['users', 'sessions', 'apikeys', 'apikeys_nosession', 'refresh_tokens'];
     const lines: string[] = [];
     for (const table of tables) {
-      const rows: Array<Record<string, unknown>> = await knex(table).whereIn('user_id', CANARY_USERS).select('*');
+      const rows = (await knex(table).whereIn('user_id', CANARY_USERS).select('*')) as Array<Record<string, unknown>>;
       lines.push(...rows.map((row) => `${table}: ${JSON.stringify(row)}`));
     }
     return lines.sort().join('\n');
