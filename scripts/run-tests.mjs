@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts with node:test through tsx. Node 20's runner neither finds .ts files
 // nor expands ** (trap T3), so we list them ourselves. Extra arguments filter by path substring.
+// The reliability suite (test/reliability/suite/: fuzzing, faults under load, kill -9, soak) is heavier and
+// runs on its own: `npm run test:reliability` passes --reliability, which runs those files and only those.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -8,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const reliability = process.argv.includes('--reliability');
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--') && a !== '--reliability');
+const SUITE = join('test', 'reliability', 'suite') + '/';
 
 function list(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,6 +24,7 @@ function list(dir) {
 
 const files = list(join(root, 'test'))
   .map((f) => relative(root, f))
+  .filter((f) => f.startsWith(SUITE) === reliability)
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 if (files.length === 0) {

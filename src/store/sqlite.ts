@@ -15,6 +15,7 @@ import type Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type BetterSqliteDialect from 'knex/lib/dialects/better-sqlite3/index.js';
+import type SqliteTransactionClass from 'knex/lib/dialects/sqlite3/execution/sqlite-transaction.js';
 import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
 import type { Db, HotStatement } from './db.js';
 import type { Row } from './records.js';
@@ -25,6 +26,21 @@ import type { SqliteTarget } from './url.js';
  * (the worker's event loop stalls meanwhile), so keep it short: writes are single statements.
  */
 const BUSY_TIMEOUT_MS = 2000;
+
+/**
+ * Transactions take the write lock at BEGIN (BEGIN IMMEDIATE), where the busy timeout applies. knex
+ * begins them DEFERRED: the lock is then taken at the first write, and when another worker process
+ * committed in between, SQLite refuses at once (SQLITE_BUSY / SQLITE_BUSY_SNAPSHOT, no busy wait),
+ * which answered 503 "database unavailable" to one of two simultaneous refreshes on SQLite with
+ * --workers 2. Every transaction of the store writes, so none loses by this.
+ */
+function immediateTransaction(SqliteTransaction: typeof SqliteTransactionClass) {
+  return class ImmediateTransaction extends SqliteTransaction {
+    override begin(connection: unknown): Promise<unknown> {
+      return this.query(connection, 'BEGIN IMMEDIATE;');
+    }
+  };
+}
 
 export function openSqlite(target: SqliteTarget): Db {
   const { filename } = target;
@@ -38,6 +54,9 @@ export function openSqlite(target: SqliteTarget): Db {
   const require = createRequire(import.meta.url);
   const Driver = require('better-sqlite3') as typeof Database;
   const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3/index.js') as typeof BetterSqliteDialect;
+  const ImmediateTransaction = immediateTransaction(
+    require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as typeof SqliteTransactionClass,
+  );
   const db = new Driver(filename);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // first: switching to WAL may itself wait
   db.pragma('journal_mode = WAL');
@@ -51,6 +70,9 @@ export function openSqlite(target: SqliteTarget): Db {
     }
     override destroyRawConnection(): Promise<void> {
       return Promise.resolve(); // closed below, once knex is done
+    }
+    override transaction(...rest: unknown[]): Knex.Transaction {
+      return new ImmediateTransaction(this, ...rest) as unknown as Knex.Transaction;
     }
   }
 

@@ -4,12 +4,14 @@
  * - `cut()`: every connection is reset and new ones are reset as soon as they arrive (a server that
  *   is down or restarting);
  * - `blackhole()`: connections stay open but nothing passes (a network that drops packets);
+ * - `refuse()`: every connection is reset and the port stops listening, so new ones are refused
+ *   (ECONNREFUSED: a database host whose server is not running);
  * - `restore()`: traffic flows again; connections held by the black hole are reset.
  */
 import { createConnection, createServer } from 'node:net';
 import type { Socket } from 'node:net';
 
-export type ProxyMode = 'open' | 'cut' | 'blackhole';
+export type ProxyMode = 'open' | 'cut' | 'blackhole' | 'refuse';
 
 export interface TcpProxy {
   readonly host: string;
@@ -17,6 +19,7 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   cut(): void;
   blackhole(): void;
+  refuse(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -95,14 +98,22 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       }
       pairs.clear();
     },
+    refuse() {
+      cut();
+      mode = 'refuse';
+      // Stop listening at once; the port is ours again at restore() (nothing else binds it in between).
+      server.close();
+    },
     restore() {
+      if (mode === 'refuse') server.listen(address.port, '127.0.0.1');
       mode = 'open';
       for (const socket of held) reset(socket);
       held.clear();
     },
     async close() {
+      const listening = mode !== 'refuse';
       cut();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
