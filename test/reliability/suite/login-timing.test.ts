@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
-import { verifiedUser } from '../helpers/accounts.js';
-import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer } from '../helpers/server.js';
-import type { TestServer } from '../helpers/server.js';
+import { verifiedUser } from '../../helpers/accounts.js';
+import { forEachDatabase } from '../../helpers/databases.js';
+import { startTestServer } from '../../helpers/server.js';
+import type { TestServer } from '../../helpers/server.js';
 
 const SAMPLES = Number(process.env['AUTHSVC_TIMING_SAMPLES'] ?? '300');
 const WARM_UP = 30;
