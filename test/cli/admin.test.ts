@@ -141,8 +141,8 @@ forEachDatabase((db) => {
     assert.equal(alice.email_verified, true);
     assert.doesNotMatch(added.stdout + added.stderr, new RegExp(PASSWORD));
     // Each change is audited through the actions' own sink.
-    assert.match(added.stderr, /"audit":"signup"/);
-    assert.match(added.stderr, /"audit":"user-edit"/);
+    assert.match(added.stderr, /"audit":"user.signed-up"/);
+    assert.match(added.stderr, /"audit":"user.edited"/);
 
     const byId = await admin(['user', 'show', String(alice.user_id), '--json']);
     expectExit(byId, 0, 'user show id');
@@ -215,7 +215,7 @@ forEachDatabase((db) => {
       expectExit(locked, 0, 'lock');
       assert.equal(parseUser(locked).locked, true);
       assert.equal(parseUser(locked).user_role, 'locked');
-      assert.match(locked.stderr, /"audit":"user-lock"/);
+      assert.match(locked.stderr, /"audit":"user.locked"/);
       assert.equal(await login(PASSWORD), false, 'the running server refuses the locked user');
 
       const unlocked = await admin(['user', 'unlock', 'alice@example.org']);
@@ -225,7 +225,7 @@ forEachDatabase((db) => {
 
       const reset = await admin(['user', 'reset-password', 'alice@example.org'], `${NEW_PASSWORD}\n`);
       expectExit(reset, 0, 'reset-password');
-      assert.match(reset.stderr, /"audit":"password-reset"/);
+      assert.match(reset.stderr, /"audit":"password.reset"/);
       assert.equal(await login(PASSWORD), false, 'the old password no longer works');
       assert.equal(await login(NEW_PASSWORD), true, 'the new password works');
 
@@ -267,7 +267,7 @@ forEachDatabase((db) => {
     assert.match(unconfirmed.stderr, /not confirmed/);
     const confirmed = await admin(['user', 'delete', 'alice@example.org'], 'yes\n');
     expectExit(confirmed, 0, 'delete confirmed on stdin');
-    assert.match(confirmed.stderr, /"audit":"user-delete"/);
+    assert.match(confirmed.stderr, /"audit":"user.deleted"/);
     const gone = await admin(['user', 'show', 'alice@example.org']);
     expectExit(gone, 1, 'show after delete');
     const superuser = await admin(['user', 'delete', '1', '--yes']);
