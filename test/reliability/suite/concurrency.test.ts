@@ -96,7 +96,7 @@ forEachDatabase((db) => {
       );
       assert.equal(Number(row.failed_login_tries), checked.length, 'the counter counts every check, exactly');
       assert.notEqual(row.locked_until, null);
-      assert.equal(server.logs.filter((l) => l['audit'] === 'lockout').length, 1, 'one lock-out');
+      assert.equal(server.logs.filter((l) => l['audit'] === 'account.locked-out').length, 1, 'one lock-out');
     });
 
     it(`makes one account of ${SIGNUPS} simultaneous sign-ups of one address`, async () => {
