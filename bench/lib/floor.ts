@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
+import { firstMatch } from './first-match.js';
 
 export interface FloorServer {
   readonly url: string;
@@ -31,16 +32,11 @@ export async function startFloor(nodeArgs: readonly string[] = []): Promise<Floo
     env: { PATH: process.env['PATH'] ?? '', AUTHSVC_BENCH_SECRET: secret, AUTHSVC_BENCH_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const match = /"listening":(\d+)/.exec(buffered);
-      if (match !== null) resolve(Number(match[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`the floor server exited ${String(code)}`)));
-  });
-  child.stdout.resume();
+  const exited = new Promise<never>((_, reject) =>
+    child.on('exit', (code) => reject(new Error(`the floor server exited ${String(code)}`))),
+  );
+  exited.catch(() => undefined); // after the start, an exit is stop()'s business
+  const port = Number((await Promise.race([firstMatch(child.stdout, /"listening":(\d+)/), exited]))[1]);
   return {
     url: `http://127.0.0.1:${port}/`,
     secret,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
+import { firstMatch } from './first-match.js';
 
 export interface BenchServer {
   readonly url: string;
@@ -73,19 +74,12 @@ export async function startBenchServer(
     },
   );
   child.stderr.pipe(process.stderr);
-  const inProcess = await new Promise<number>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const match = /"startup_ms":(\d+)/.exec(buffered);
-      if (match !== null) resolve(Number(match[1]));
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`server exited ${String(code)}`));
-    });
-  });
+  const exited = new Promise<never>((_, reject) =>
+    child.on('exit', (code) => reject(new Error(`server exited ${String(code)}`))),
+  );
+  exited.catch(() => undefined); // after the start, an exit is stop()'s business
+  const inProcess = Number((await Promise.race([firstMatch(child.stdout, /"startup_ms":(\d+)/), exited]))[1]);
   const startupMsWall = Math.round(performance.now() - started);
-  child.stdout.resume();
   const url = `http://127.0.0.1:${port}/`;
   await waitHealthy(url);
   const healthyMsWall = Math.round(performance.now() - started);
