@@ -18,9 +18,9 @@ export interface Startup {
   /** First start on an empty database (migrations, the administrator's password hashed), spawn → GET /health 200. */
   readonly first_start_ms: number;
   /** A restart on that database: spawn → "listening" line, → GET /health 200, and as the server measured itself. */
-  readonly restart_listening_ms: number;
+  readonly restart_listening_ms: number | null;
   readonly restart_healthy_ms: number;
-  readonly restart_in_process_ms: number;
+  readonly restart_in_process_ms: number | null;
   /** CPU time (all server processes) of the restart until healthy: steadier than wall time on a busy machine. */
   readonly restart_cpu_ms: number;
 }
@@ -119,7 +119,7 @@ function startupLine(run: Omit<ServerRun, 'points'>): string {
   const s = run.startup;
   return (
     `start-up to healthy: first start ${s.first_start_ms} ms, restart ${s.restart_healthy_ms} ms ` +
-    `(listening at ${s.restart_listening_ms} ms, ${s.restart_in_process_ms} ms in process; ${s.restart_cpu_ms} ms of CPU)`
+    `(listening at ${s.restart_listening_ms ?? '?'} ms, ${s.restart_in_process_ms ?? '?'} ms in process; ${s.restart_cpu_ms} ms of CPU)`
   );
 }
 
