@@ -69,6 +69,9 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
     );
   });
 
+  // Every login and logout ends the session it was given.
+  const remove = db.hot('authsvc_session_delete', () => Session.knexQuery().delete().where('token_hash', ''));
+
   return {
     async create(session) {
       const inserted = await insert.run([
@@ -102,7 +105,7 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
     },
 
     async delete(tokenHash) {
-      return (await Session.query().delete().where('token_hash', tokenHash)) > 0;
+      return (await remove.run([tokenHash])) > 0;
     },
 
     async deleteForUser(userId, keepHash) {

@@ -51,6 +51,20 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
   const { dialect } = db;
   const t = (ms: number): number | Date => User.dbTime(ms);
 
+  // Every right password writes this (a login's own cost besides its hash): prepared once. The
+  // constants are SQL, so the placeholders are the two times and then the user id.
+  const success = db.hot('authsvc_login_success', () => {
+    const knex = User.knex();
+    return User.knexQuery()
+      .where('user_id', 0)
+      .update({
+        failed_login_tries: knex.raw('0'),
+        locked_until: knex.raw('NULL'),
+        last_login_success: t(0),
+        last_login_try: t(0),
+      });
+  });
+
   /** PostgreSQL and SQLite: one statement; every CASE reads the row's old values. */
   const countInOneStatement = async (userId: number, now: number, tries: number, lockMs: number) => {
     const knex = User.knex();
@@ -190,10 +204,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
     },
 
     async recordSuccess(userId, now) {
-      const at = new Date(now);
-      await User.query()
-        .patch({ failed_login_tries: 0, locked_until: null, last_login_success: at, last_login_try: at })
-        .where('user_id', userId);
+      await success.run([t(now), t(now), userId]);
     },
 
     async setPasswordHash(userId, passwordHash, now) {
