@@ -142,6 +142,9 @@ async function serverRun(
             ...point,
             floor_ratio: floorCpu ? Number((point.server_cpu_us / floorCpu).toFixed(2)) : null,
             hash_share: HASH_BOUND.has(action) ? Number((point.rps / hashLimit.perSecond).toFixed(3)) : null,
+            parallel_hash_share: HASH_BOUND.has(action)
+              ? Number((point.rps / hashLimit.parallelPerSecond).toFixed(3))
+              : null,
           });
           windows.push({
             label: `${database}-w${workers}-${action}-c${concurrency}`,

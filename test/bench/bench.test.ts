@@ -56,8 +56,10 @@ describe('npm run bench', () => {
     assert.ok(point && point.requests >= 2, 'every client answered at least once');
     assert.ok(point.server_cpu_us >= 0 && point.floor_ratio !== null);
     assert.equal(point.hash_share, null);
+    assert.equal(point.parallel_hash_share, null);
     assert.equal(results.floor.points[0]?.errors, 0);
     assert.ok(results.hash_limit.verifyCpuMs > 0 && results.hash_limit.perSecond > 0);
+    assert.ok(results.hash_limit.parallelPerSecond > 0 && results.hash_limit.parallelVerifyCpuMs > 0);
     assert.ok((server.memory.idle_mb[0] ?? 0) > 0 && (server.memory.after_mb?.[0] ?? 0) > 0);
     assert.ok(server.startup.restart_healthy_ms >= (server.startup.restart_listening_ms ?? Infinity));
     const md = readFileSync(join(out, 'latest.md'), 'utf8');
