@@ -4,7 +4,7 @@
  *
  * Dependencies point one way, from the entry points down to the wire protocol:
  *
- *   entry (main, start, serve) → cluster, admin → app (composition root) → setup, http, docs
+ *   launch (bin.cts, npm-start.cts: CommonJS, size the thread pool) → entry (main, start, serve) → cluster, admin → app (composition root) → setup, http, docs
  *     → actions → accounts → services (store, passwords, policy engine, admission, mail, audit, metrics)
  *     → log → domain → protocol
  *
@@ -88,12 +88,15 @@ const ALLOWED = {
   admin: [...BELOW_APP, 'app', 'policy/authoring'],
 };
 const ENTRY = ['main', 'start', 'serve'];
+/** The CommonJS files that run first (the `authsvc` bin, `npm start`) and the one helper they share. */
+const LAUNCH = ['bin', 'npm-start', 'threadpool'];
 
 /** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
 function pathOf(part) {
   if (part === 'policy') return '^src/policy/[^/]+$';
   if (part === 'config/environment') return '^src/config/environment\\.ts$';
   if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${part}\\.ts$`;
+  if (LAUNCH.includes(part)) return `^src/${part}\\.cts$`;
   return `^src/${part}/`;
 }
 
@@ -115,10 +118,17 @@ module.exports = {
   forbidden: [
     ...layerRules,
     {
-      name: 'nothing-imports-entry',
-      comment: 'main, start and serve are entry points: only they import each other',
+      name: 'launch-imports',
+      comment: 'bin.cts and npm-start.cts import threadpool.cts and their entry point, nothing else',
       severity: 'error',
-      from: { path: '^src/', pathNot: ENTRY.map(pathOf) },
+      from: { path: LAUNCH.map(pathOf).join('|') },
+      to: { path: '^src/', pathNot: [...LAUNCH, 'main', 'start'].map(pathOf) },
+    },
+    {
+      name: 'nothing-imports-entry',
+      comment: 'main, start and serve are entry points: only they (and the launch files) import each other',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [...ENTRY, ...LAUNCH].map(pathOf) },
       to: { path: `^src/(${ENTRY.join('|')})\\.ts$` },
     },
     {
@@ -127,7 +137,7 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: [...parts.map(pathOf), ...ENTRY.map(pathOf), '\\.d\\.ts$', '\\.json$'],
+        pathNot: [...parts.map(pathOf), ...ENTRY.map(pathOf), ...LAUNCH.map(pathOf), '\\.d\\.ts$', '\\.json$'],
       },
       to: {},
     },

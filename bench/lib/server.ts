@@ -31,13 +31,13 @@ export interface BenchServerOptions {
   readonly nodeArgs?: readonly string[];
   /** Start on an existing data folder (a restart) with its secret, instead of a fresh one. */
   readonly reuse?: { readonly basedir: string; readonly secret: string };
-  /** Run src/main.ts through tsx instead of dist/main.js (tests: no build needed; slower start, more memory). */
+  /** Run src/main.ts through tsx instead of dist/bin.cjs (tests: no build needed; slower start, more memory). */
   readonly fromSource?: boolean;
   /** Another build's `main.js` instead of dist/main.js (A/B against a baseline whose package directory holds it). */
   readonly script?: string;
 }
 
-/** Starts `node dist/main.js` (run `npm run build` first) with SQLite in a temporary folder unless `env` says otherwise. */
+/** Starts `authsvc` from dist (run `npm run build` first; authsvcCommand) with SQLite in a temporary folder unless `env` says otherwise. */
 export async function startBenchServer(
   env: Record<string, string> = {},
   options: BenchServerOptions = {},
@@ -52,7 +52,9 @@ export async function startBenchServer(
       ...(options.nodeArgs ?? []),
       ...(options.fromSource === true
         ? ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'main.ts')]
-        : [options.script ?? join(PKG_DIR, 'dist', 'main.js')]),
+        : options.script !== undefined
+          ? [options.script]
+          : authsvcCommand()),
     ],
     {
       env: {
@@ -106,6 +108,19 @@ export async function startBenchServer(
       if (stopOptions.keepBasedir !== true) rmSync(basedir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What the `authsvc` command runs: node with the flags of dist/bin.cjs's `#!/usr/bin/env -S node …` line,
+ * then that file (which sizes libuv's pool before running main.js), so the bench measures the process
+ * an operator starts.
+ */
+function authsvcCommand(): string[] {
+  const bin = join(PKG_DIR, 'dist', 'bin.cjs');
+  const shebang = readFileSync(bin, 'utf8').split('\n', 1)[0] ?? '';
+  const flags = /^#!\/usr\/bin\/env -S node((?: --[\w=-]+)*)$/.exec(shebang)?.[1];
+  if (flags === undefined) throw new Error(`${bin}: unexpected first line ${shebang}`);
+  return [...flags.split(' ').filter(Boolean), bin];
 }
 
 /** The administrator every bench server is set up with (first start), so logins can be driven through the protocol. */

@@ -35,6 +35,7 @@ import type { PrimaryMessage, ReadyMessage, StartFailedMessage } from './message
 import { policyKeeper } from './policy.js';
 import type { PolicyKeeper } from './policy.js';
 import { printStartFailure } from './start-failure.js';
+import { workerEnv, workerExecArgv } from './worker-runtime.js';
 
 /** Longer than the HTTP request timeout (30 s), so every received request can still be answered. */
 const DRAIN_LIMIT_MS = 40_000;
@@ -58,6 +59,8 @@ interface Primary {
   readonly admission: MemoryAdmissionStore;
   /** Sums the processes' metrics for a worker's /metrics; null with metrics off. */
   readonly metrics: MetricsHub | null;
+  /** What each worker's environment adds to the primary's (worker-runtime.ts). */
+  readonly workerEnv: Record<string, string>;
   /** Resolves runPrimary's promise once every worker is up. */
   readonly announce: (url: string) => void;
   /** Releases the database and exits the process. */
@@ -187,7 +190,7 @@ function channelTo(worker: Worker): Channel {
 
 function fork(primary: Primary, slot: Slot): void {
   slot.timer = null;
-  const worker = cluster.fork();
+  const worker = cluster.fork(primary.workerEnv);
   serveAdmission(channelTo(worker), primary.admission);
   const detachMetrics = primary.metrics?.attach(channelTo(worker));
   slot.worker = worker;
@@ -228,21 +231,6 @@ async function primaryMetricsOf(config: Config): Promise<{ sinks: AuditSink[]; m
   return { sinks: [metricsAuditSink(own)], metrics: metricsHub(own.registry) };
 }
 
-/**
- * V8 grows a process's young generation to its 32 MB maximum while loading the app, and keeps it: a
- * third of an idle worker's memory. A request's garbage fits in far less, so each worker gets 4 MB
- * semi-spaces (measured by `npm run bench`: about 15 MB less per worker, CPU per request unchanged)
- * unless the operator chose a size on the command line or in NODE_OPTIONS.
- */
-export const WORKER_SEMI_SPACE_MB = 4;
-
-function workerExecArgv(): string[] {
-  const chosen = [...process.execArgv, readEnvironment()['NODE_OPTIONS'] ?? ''].some((arg) =>
-    arg.includes('--max-semi-space-size'),
-  );
-  return chosen ? process.execArgv : [...process.execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
-}
-
 /** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
 export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<string> {
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
@@ -251,8 +239,10 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
   const { sinks, metrics } = await primaryMetricsOf(config);
   // The primary's own audit events are the policy reloads; the workers send their requests' events.
   const audit = auditOf(config, log, systemClock, randomSource, { sinks });
+  const env = readEnvironment();
   return new Promise<string>((announce) => {
     const primary: Primary = {
+      workerEnv: workerEnv(env, config.workers),
       slots: Array.from({ length: config.workers }, (_, i) => newSlot(i)),
       log,
       policy: policyKeeper(config.permissionsPath, policy.bytes, log, audit.sink),
@@ -271,7 +261,7 @@ export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<
       exitCode: 0,
     };
     handleSignals(primary);
-    cluster.setupPrimary({ execArgv: workerExecArgv() });
+    cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, env) });
     for (const slot of primary.slots) fork(primary, slot);
   });
 }

@@ -79,7 +79,7 @@ describe('the Dockerfile', () => {
     assert.match(dockerfile, /^FROM \S+ AS build$/m);
     assert.match(dockerfile, /^USER node$/m);
     assert.match(dockerfile, /^VOLUME \["\/data"\]$/m);
-    assert.match(dockerfile, /^ENTRYPOINT \["node", "dist\/main\.js"\]$/m);
+    assert.match(dockerfile, /^ENTRYPOINT \["node", "--max-semi-space-size=4", "dist\/bin\.cjs"\]$/m);
     const env = /^ENV ((?:.*\\\n)*.*)$/m.exec(dockerfile)?.[1] ?? '';
     for (const [, name] of env.matchAll(/(AUTHSVC_\w+)=/g)) assert.ok(knownVariables.has(name ?? ''), name);
   });
@@ -129,11 +129,11 @@ describe('the image', () => {
 });
 
 describe('the systemd unit example', () => {
-  it('starts dist/main.js from the env file autosetup writes, and does not restart a refused configuration', () => {
+  it('starts the authsvc command (dist/bin.cjs) from the env file autosetup writes, and does not restart a refused configuration', () => {
     const unit = read('deploy/systemd/authsvc.service');
     assert.match(
       unit,
-      /^ExecStart=\/usr\/bin\/node \/opt\/authsvc\/dist\/main\.js --envfile=\/var\/lib\/authsvc\/\.env/m,
+      /^ExecStart=\/usr\/bin\/node --max-semi-space-size=4 \/opt\/authsvc\/dist\/bin\.cjs --envfile=\/var\/lib\/authsvc\/\.env/m,
     );
     assert.match(unit, /^User=authsvc$/m);
     assert.match(unit, /^RestartPreventExitStatus=2$/m);
