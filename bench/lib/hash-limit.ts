@@ -40,7 +40,7 @@ export function serverPassHash(override: string | undefined): string {
  * Verifies one password `rounds` times, one after the other, and divides the CPU time they took; then
  * `rounds` times per core with every core verifying at once.
  */
-export async function measureHashLimit(passhash: string, rounds = 12): Promise<HashLimit> {
+export async function measureHashLimit(passhash: string, rounds = 40): Promise<HashLimit> {
   const parsed = parsePassHash(passhash);
   if (!parsed.ok) throw new Error(`passhash: ${parsed.problem}`);
   const hasher = createHasher(parsed.value);
