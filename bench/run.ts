@@ -14,6 +14,7 @@ import { HASH_BOUND, benchCaller, prepare } from './lib/actions.js';
 import { prepareDatabase } from './lib/databases.js';
 import type { BenchDatabase } from './lib/databases.js';
 import { startFloor } from './lib/floor.js';
+import type { FloorKind } from './lib/floor.js';
 import { measureHashLimit, serverPassHash } from './lib/hash-limit.js';
 import type { HashLimit } from './lib/hash-limit.js';
 import { measurePoint } from './lib/measure.js';
@@ -31,9 +32,23 @@ const say = (line: string): void => {
   process.stderr.write(`bench: ${line}\n`);
 };
 
-/** The floor at each concurrency, with a session-exists-shaped request (it answers every request alike). */
-async function measureFloor(options: BenchOptions, profileDir: string | null): Promise<BenchResults['floor']> {
-  const floor = await startFloor(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+/** The floor's points: bare, and with session-exists's read or session-new's write and a log line. */
+interface FloorPoints {
+  readonly bare: readonly Point[];
+  readonly read: readonly Point[];
+  readonly write: readonly Point[];
+}
+
+/**
+ * The floor at each concurrency, with a session-exists-shaped request (it answers every request alike);
+ * `kind` adds session-exists's database read or session-new's write, and a log line (baseline.ts).
+ */
+async function measureFloor(
+  options: BenchOptions,
+  profileDir: string | null,
+  kind: FloorKind = 'bare',
+): Promise<BenchResults['floor']> {
+  const floor = await startFloor(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], kind);
   const idle = processTreeRssMb(floor.pid);
   const { call, client } = benchCaller(floor.url, floor.secret);
   const token = 'b'.repeat(43);
@@ -44,7 +59,7 @@ async function measureFloor(options: BenchOptions, profileDir: string | null): P
   const points: Point[] = [];
   try {
     for (const concurrency of options.concurrency) {
-      say(`floor, ${concurrency} clients`);
+      say(`floor${kind === 'bare' ? '' : ` with a database ${kind}`}, ${concurrency} clients`);
       points.push(await measurePoint(iteration, concurrency, options.seconds, options.warmupSeconds, floor.pid));
     }
     return { memory: { first_start_idle_mb: idle, idle_mb: idle, after_mb: processTreeRssMb(floor.pid) }, points };
@@ -116,7 +131,7 @@ async function serverRun(
   options: BenchOptions,
   database: BenchDatabase,
   workers: number,
-  floor: readonly Point[],
+  floor: FloorPoints,
   hashLimit: HashLimit,
   profiles: string[],
 ): Promise<ServerRun> {
@@ -136,11 +151,18 @@ async function serverRun(
         for (const concurrency of options.concurrency) {
           say(`${database}, --workers ${workers}: ${action}, ${concurrency} clients`);
           const point = await measurePoint(iteration, concurrency, options.seconds, options.warmupSeconds, server.pid);
-          const floorCpu = floor.find((f) => f.concurrency === concurrency)?.server_cpu_us;
+          const cpuOf = (points: readonly Point[]): number | undefined =>
+            points.find((f) => f.concurrency === concurrency)?.server_cpu_us;
+          const floorCpu = cpuOf(floor.bare);
+          // The floor that also does this action's kind of database work: a write for session-new, a read for the rest.
+          const dbFloorCpu = HASH_BOUND.has(action)
+            ? undefined
+            : cpuOf(action === 'session-new' ? floor.write : floor.read);
           points.push({
             action,
             ...point,
             floor_ratio: floorCpu ? Number((point.server_cpu_us / floorCpu).toFixed(2)) : null,
+            db_floor_ratio: dbFloorCpu ? Number((point.server_cpu_us / dbFloorCpu).toFixed(2)) : null,
             hash_share: HASH_BOUND.has(action) ? Number((point.rps / hashLimit.perSecond).toFixed(3)) : null,
             parallel_hash_share: HASH_BOUND.has(action)
               ? Number((point.rps / hashLimit.parallelPerSecond).toFixed(3))
@@ -205,10 +227,14 @@ async function main(options: BenchOptions): Promise<void> {
     profiles.push(...cutProfiles(floorProfiles, profileDir, 'floor', windows));
     rmSync(floorProfiles, { recursive: true, force: true });
   }
+  const withDb = {
+    read: (await measureFloor(options, null, 'read')).points,
+    write: (await measureFloor(options, null, 'write')).points,
+  };
   const runs: ServerRun[] = [];
   for (const database of options.databases)
     for (const workers of options.workers)
-      runs.push(await serverRun(options, database, workers, floor.points, hashLimit, profiles));
+      runs.push(await serverRun(options, database, workers, { bare: floor.points, ...withDb }, hashLimit, profiles));
   const footprints = [];
   for (const database of options.databases)
     for (const workers of options.footprint) footprints.push(await footprint(options, database, workers));
@@ -230,6 +256,7 @@ async function main(options: BenchOptions): Promise<void> {
     },
     hash_limit: hashLimit,
     floor,
+    floor_with_db: withDb,
     runs,
     footprint: footprints,
     profiles: profiles.map((p) => relative(options.outDir, p)),

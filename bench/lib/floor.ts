@@ -17,9 +17,13 @@ export interface FloorServer {
 
 /**
  * Type-strips baseline.ts into a temporary .mjs (no TypeScript loader stays in the measured process:
- * it would add memory and threads the floor does not need) and starts it with `nodeArgs`.
+ * it would add memory and threads the floor does not need) and starts it with `nodeArgs`; `kind` says
+ * whether it also reads or writes the database as authsvc does (baseline.ts).
  */
-export async function startFloor(nodeArgs: readonly string[] = []): Promise<FloorServer> {
+/** The bare floor, or the floor with session-exists's database read or session-new's write and a log line. */
+export type FloorKind = 'bare' | 'read' | 'write';
+
+export async function startFloor(nodeArgs: readonly string[] = [], kind: FloorKind = 'bare'): Promise<FloorServer> {
   const dir = mkdtempSync(join(tmpdir(), 'authsvc-floor-'));
   const source = readFileSync(join(PKG_DIR, 'bench', 'baseline.ts'), 'utf8');
   const { outputText } = ts.transpileModule(source, {
@@ -29,7 +33,18 @@ export async function startFloor(nodeArgs: readonly string[] = []): Promise<Floo
   writeFileSync(script, outputText);
   const secret = generateFernetKey();
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: { PATH: process.env['PATH'] ?? '', AUTHSVC_BENCH_SECRET: secret, AUTHSVC_BENCH_PORT: '0' },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      AUTHSVC_BENCH_SECRET: secret,
+      AUTHSVC_BENCH_PORT: '0',
+      ...(kind === 'bare'
+        ? {}
+        : {
+            AUTHSVC_BENCH_STORE: kind,
+            AUTHSVC_BENCH_REQUIRE_FROM: join(PKG_DIR, 'package.json'),
+            AUTHSVC_BENCH_DB_DIR: dir,
+          }),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<never>((_, reject) =>

@@ -36,6 +36,8 @@ export interface ActionPoint extends Point {
   readonly action: BenchAction;
   /** server_cpu_us ÷ the floor's at the same concurrency. */
   readonly floor_ratio: number | null;
+  /** server_cpu_us ÷ the floor's with this action's kind of database work (a read, or session-new's write) and a log line. */
+  readonly db_floor_ratio: number | null;
   /** For password checks: requests/s ÷ the hash limit. */
   readonly hash_share: number | null;
   /** For password checks: requests/s ÷ what the hashes alone reach with every core verifying at once. */
@@ -55,6 +57,8 @@ export interface BenchResults {
   readonly settings: Readonly<Record<string, unknown>>;
   readonly hash_limit: HashLimit;
   readonly floor: { readonly memory: Memory; readonly points: readonly Point[] };
+  /** The floor that also runs session-exists's SQLite read, or session-new's insert, and writes a log line. */
+  readonly floor_with_db: { readonly read: readonly Point[]; readonly write: readonly Point[] };
   readonly runs: readonly ServerRun[];
   /** Servers only started (no load): start-up and idle memory. */
   readonly footprint: readonly Omit<ServerRun, 'points'>[];
@@ -94,11 +98,12 @@ function pointsTable(points: readonly ActionPoint[]): string[] {
       'errors',
       'server CPU µs/req',
       '× floor',
+      '× floor + db',
       'hash limit',
       'hashes alone',
       'client CPU µs/req',
     ]),
-    row(Array.from({ length: 13 }, (_, i) => (i === 0 ? '---' : '---:'))),
+    row(Array.from({ length: 14 }, (_, i) => (i === 0 ? '---' : '---:'))),
     ...points.map((p) =>
       row([
         p.action,
@@ -111,6 +116,7 @@ function pointsTable(points: readonly ActionPoint[]): string[] {
         errors(p),
         p.server_cpu_us,
         ratio(p.floor_ratio),
+        ratio(p.db_floor_ratio),
         pct(p.hash_share),
         pct(p.parallel_hash_share),
         p.client_cpu_us,
@@ -144,7 +150,11 @@ export function markdown(results: BenchResults): string {
     '',
     '## Floor (bare node:http + Fernet in, fixed reply out)',
     '',
+    "With a database: the floor plus session-exists's SQLite read (answered with the row) or session-new's " +
+      'insert, and one JSON log line per request (bench/baseline.ts).',
+    '',
     row([
+      'floor',
       'clients',
       'req/s',
       'p50 ms',
@@ -155,9 +165,28 @@ export function markdown(results: BenchResults): string {
       'server CPU µs/req',
       'client CPU µs/req',
     ]),
-    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-    ...results.floor.points.map((p) =>
-      row([p.concurrency, p.rps, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms, errors(p), p.server_cpu_us, p.client_cpu_us]),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...(
+      [
+        ['bare', results.floor.points],
+        ['+ db read + log line', results.floor_with_db.read],
+        ['+ db write + log line', results.floor_with_db.write],
+      ] as const
+    ).flatMap(([label, points]) =>
+      points.map((p) =>
+        row([
+          label,
+          p.concurrency,
+          p.rps,
+          p.p50_ms,
+          p.p90_ms,
+          p.p99_ms,
+          p.max_ms,
+          errors(p),
+          p.server_cpu_us,
+          p.client_cpu_us,
+        ]),
+      ),
     ),
     '',
     `RSS: ${rss(results.floor.memory.idle_mb)} idle, ${rss(results.floor.memory.after_mb)} after.`,
