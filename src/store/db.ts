@@ -17,6 +17,12 @@ export interface HotStatement {
   first(bindings: readonly unknown[]): Promise<Row | undefined>;
   all(bindings: readonly unknown[]): Promise<Row[]>;
   run(bindings: readonly unknown[]): Promise<number>;
+  /**
+   * `run` for a write that stands alone (no read of the same request depends on it before it resolves):
+   * on SQLite, the writes of one event-loop turn share one commit (each statement still all-or-nothing
+   * on its own, and each resolves only once committed); elsewhere the same as `run`.
+   */
+  write(bindings: readonly unknown[]): Promise<number>;
 }
 
 /** What builds a hot statement's SQL: a query builder, or a raw statement for what builders cannot say. */

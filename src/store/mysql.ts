@@ -96,10 +96,13 @@ export function openMysql(target: MysqlTarget, limits: DbLimits): Db {
             }),
         );
       };
+      const run = async (bindings: readonly unknown[]): Promise<number> =>
+        (await execute<ResultSetHeader>(bindings)).affectedRows;
       return {
         first: async (bindings) => (await execute<RowDataPacket[]>(bindings))[0],
         all: (bindings) => execute<RowDataPacket[]>(bindings),
-        run: async (bindings) => (await execute<ResultSetHeader>(bindings)).affectedRows,
+        run,
+        write: run, // each statement its own commit: the server commits them side by side
       };
     },
     close: () => knex.destroy(),

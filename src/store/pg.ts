@@ -57,10 +57,12 @@ export function openPg(target: PgTarget, limits: DbLimits): Db {
         const query = { name, text, values: [...bindings] };
         return withConnection(knex, (client: pg.Client) => client.query<Row>(query));
       };
+      const run = async (bindings: readonly unknown[]): Promise<number> => (await execute(bindings)).rowCount ?? 0;
       return {
         first: async (bindings) => (await execute(bindings)).rows[0],
         all: async (bindings) => (await execute(bindings)).rows,
-        run: async (bindings) => (await execute(bindings)).rowCount ?? 0,
+        run,
+        write: run, // each statement its own commit: the server commits them side by side
       };
     },
     close: () => knex.destroy(),

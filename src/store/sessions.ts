@@ -74,7 +74,7 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
 
   return {
     async create(session) {
-      const inserted = await insert.run([
+      const inserted = await insert.write([
         session.tokenHash,
         session.ipAddress,
         session.userAgent,
@@ -105,7 +105,7 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
     },
 
     async delete(tokenHash) {
-      return (await remove.run([tokenHash])) > 0;
+      return (await remove.write([tokenHash])) > 0;
     },
 
     async deleteForUser(userId, keepHash) {

@@ -42,6 +42,77 @@ function immediateTransaction(SqliteTransaction: typeof SqliteTransactionClass) 
   };
 }
 
+/**
+ * Group commit. Every SQLite commit appends each page it changed to the WAL (a session insert: the
+ * table's page and one per index, ~10 writes to the file) and updates the WAL index: measured at ~28 µs
+ * of CPU, most of it in the kernel, per single-statement commit. Under load, several requests of one
+ * event-loop turn write at once; their statements run in one transaction instead, at the end of the
+ * turn, and each resolves once that transaction is committed (so no reply is sent before its write is
+ * durable, as before). A statement that fails undoes only itself (SQLite's statement rollback), and
+ * answers its own error; a failed commit answers every statement of the group with its error.
+ */
+function groupCommit(db: Database.Database, knex: Knex) {
+  interface Pending {
+    readonly statement: () => Database.Statement;
+    readonly bindings: readonly unknown[];
+    readonly resolve: (changes: number) => void;
+    readonly reject: (error: unknown) => void;
+  }
+  let pending: Pending[] = [];
+  const runAll = (group: readonly Pending[]): void => {
+    if (group.length === 1) {
+      const [only] = group as [Pending];
+      try {
+        only.resolve(only.statement().run(...only.bindings).changes);
+      } catch (error) {
+        only.reject(error);
+      }
+      return;
+    }
+    const outcomes: Array<{ ok: true; changes: number } | { ok: false; error: unknown }> = [];
+    try {
+      // IMMEDIATE: take the write lock at BEGIN, where the busy timeout applies (see immediateTransaction).
+      db.transaction(() => {
+        for (const item of group) {
+          try {
+            outcomes.push({ ok: true, changes: item.statement().run(...item.bindings).changes });
+          } catch (error) {
+            // Some failures (I/O, a full disk) make SQLite roll the whole transaction back: then every
+            // statement of the group has failed, and none may run on outside it.
+            if (!db.inTransaction) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      for (const item of group) item.reject(error);
+      return;
+    }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok === true) item.resolve(outcome.changes);
+      else item.reject(outcome?.error ?? new Error('group commit: no outcome'));
+    });
+  };
+  const flush = (): void => {
+    const group = pending;
+    pending = [];
+    // A knex transaction open on the shared connection would take our statements in: wait for it.
+    if (!db.inTransaction) return runAll(group);
+    withConnection(knex, () => Promise.resolve().then(() => runAll(group))).catch((error: unknown) => {
+      for (const item of group) item.reject(error);
+    });
+  };
+  return {
+    write(statement: () => Database.Statement, bindings: readonly unknown[]): Promise<number> {
+      return new Promise<number>((resolve, reject) => {
+        if (pending.length === 0) setImmediate(flush);
+        pending.push({ statement, bindings, resolve, reject });
+      });
+    },
+  };
+}
+
 export function openSqlite(target: SqliteTarget): Db {
   const { filename } = target;
   mkdirSync(dirname(filename), { recursive: true });
@@ -85,6 +156,8 @@ export function openSqlite(target: SqliteTarget): Db {
     log: KNEX_LOG,
   });
 
+  const commits = groupCommit(db, knex);
+
   return {
     dialect: 'sqlite',
     knex,
@@ -100,6 +173,7 @@ export function openSqlite(target: SqliteTarget): Db {
         first: (bindings) => when(() => statement().get(...bindings) as Row | undefined),
         all: (bindings) => when(() => statement().all(...bindings) as Row[]),
         run: (bindings) => when(() => statement().run(...bindings).changes),
+        write: (bindings) => commits.write(statement, bindings),
       };
     },
     async close() {

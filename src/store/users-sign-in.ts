@@ -204,7 +204,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
     },
 
     async recordSuccess(userId, now) {
-      await success.run([t(now), t(now), userId]);
+      await success.write([t(now), t(now), userId]);
     },
 
     async setPasswordHash(userId, passwordHash, now) {
