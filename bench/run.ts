@@ -25,7 +25,7 @@ import { cutProfiles, writeSummary } from './lib/profile.js';
 import type { Window } from './lib/profile.js';
 import { markdown } from './lib/report.js';
 import type { ActionPoint, BenchResults, ServerRun, Startup } from './lib/report.js';
-import { processTreeRssMb, startBenchServer } from './lib/server.js';
+import { processTreePssMb, processTreeRssMb, startBenchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
 
 const say = (line: string): void => {
@@ -74,6 +74,7 @@ interface Started {
   readonly startup: Startup;
   readonly firstIdle: number[];
   readonly idle: number[];
+  readonly idlePss: number;
 }
 
 /** A first start on an empty database, stopped, then a restart on it: the restart is the server returned. */
@@ -96,6 +97,7 @@ async function startTwice(
     server,
     firstIdle,
     idle: processTreeRssMb(server.pid),
+    idlePss: processTreePssMb(server.pid),
     startup: {
       first_start_ms: first.healthyMsWall,
       restart_listening_ms: server.startupMsWall,
@@ -120,7 +122,7 @@ async function footprint(options: BenchOptions, database: BenchDatabase, workers
       database,
       workers,
       startup: started.startup,
-      memory: { first_start_idle_mb: started.firstIdle, idle_mb: started.idle },
+      memory: { first_start_idle_mb: started.firstIdle, idle_mb: started.idle, idle_pss_mb: started.idlePss },
     };
   } finally {
     await db.drop();
@@ -188,7 +190,12 @@ async function serverRun(
       database,
       workers,
       startup: started.startup,
-      memory: { first_start_idle_mb: started.firstIdle, idle_mb: started.idle, after_mb: after },
+      memory: {
+        first_start_idle_mb: started.firstIdle,
+        idle_mb: started.idle,
+        idle_pss_mb: started.idlePss,
+        after_mb: after,
+      },
       points,
     };
   } finally {

@@ -30,6 +30,8 @@ export interface Memory {
   readonly first_start_idle_mb: readonly number[];
   readonly idle_mb: readonly number[];
   readonly after_mb?: readonly number[];
+  /** All processes together when idle after a restart, shared pages counted once (summed PSS). */
+  readonly idle_pss_mb?: number;
 }
 
 export interface ActionPoint extends Point {
@@ -80,6 +82,12 @@ const errors = (p: Point): string => {
   const reasons = Object.entries(p.errors_by_reason);
   return reasons.length === 0 ? String(p.errors) : `${p.errors} (${reasons.map(([r, n]) => `${r} ${n}`).join(', ')})`;
 };
+
+/** " (all together, shared pages once: 301 MB)" when there are several processes. */
+const pss = (memory: Memory): string =>
+  memory.idle_pss_mb === undefined || memory.idle_mb.length < 2
+    ? ''
+    : ` (all together, shared pages counted once: ${memory.idle_pss_mb} MB)`;
 
 const row = (cells: readonly (string | number)[]): string => `| ${cells.join(' | ')} |`;
 const pct = (share: number | null): string => (share === null ? '' : `${Math.round(share * 100)} %`);
@@ -199,7 +207,7 @@ export function markdown(results: BenchResults): string {
       ...pointsTable(run.points),
       '',
       `${startupLine(run)}.`,
-      `RSS: ${rss(run.memory.idle_mb)} idle after a restart, ${rss(run.memory.after_mb)} after the bench ` +
+      `RSS: ${rss(run.memory.idle_mb)} idle after a restart${pss(run.memory)}, ${rss(run.memory.after_mb)} after the bench ` +
         `(${rss(run.memory.first_start_idle_mb)} idle after the first start).`,
     );
   }
@@ -208,7 +216,8 @@ export function markdown(results: BenchResults): string {
     for (const run of results.footprint) {
       lines.push(
         `- ${run.database}, --workers ${run.workers}: ${startupLine(run)}; ` +
-          `RSS ${rss(run.memory.idle_mb)} idle after a restart, ${rss(run.memory.first_start_idle_mb)} after the first start.`,
+          `RSS ${rss(run.memory.idle_mb)} idle after a restart${pss(run.memory)}, ` +
+          `${rss(run.memory.first_start_idle_mb)} after the first start.`,
       );
     }
   }

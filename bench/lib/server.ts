@@ -198,3 +198,19 @@ export function processTreeRssMb(rootPid: number): number[] {
     }
   });
 }
+
+/**
+ * The memory of a process tree all together, in MB: the sum of each process's PSS (/proc/<pid>/smaps_rollup),
+ * which counts a page shared by n processes (node's own code, the libraries) as 1/n in each. Summed RSS
+ * counts such pages once per process.
+ */
+export function processTreePssMb(rootPid: number): number {
+  const kb = processTree(rootPid).reduce((sum, pid) => {
+    try {
+      return sum + Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return sum;
+    }
+  }, 0);
+  return Math.round(kb / 1024);
+}
