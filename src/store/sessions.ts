@@ -69,6 +69,11 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
     );
   });
 
+  // Every login, logout and password check reads the session it was given.
+  const byToken = db.hot('authsvc_session_by_token', () =>
+    Session.knexQuery().select(SESSION_COLUMNS).where('token_hash', '').andWhere('expires', '>', t(0)),
+  );
+
   // Every login and logout ends the session it was given.
   const remove = db.hot('authsvc_session_delete', () => Session.knexQuery().delete().where('token_hash', ''));
 
@@ -96,12 +101,8 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
     },
 
     async find(tokenHash, now) {
-      const session = await Session.query()
-        .select(SESSION_COLUMNS)
-        .where('token_hash', tokenHash)
-        .andWhere('expires', '>', t(now))
-        .first();
-      return session?.toRecord() ?? null;
+      const row = await byToken.first([tokenHash, t(now)]);
+      return row === undefined ? null : Session.recordOf(row);
     },
 
     async delete(tokenHash) {
