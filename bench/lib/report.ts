@@ -93,44 +93,39 @@ const row = (cells: readonly (string | number)[]): string => `| ${cells.join(' |
 const pct = (share: number | null): string => (share === null ? '' : `${Math.round(share * 100)} %`);
 const ratio = (value: number | null): string => (value === null ? '' : `${value.toFixed(2)}×`);
 
+/** The columns every load table has, after its first: what the load generator saw and the server spent. */
+const LOAD_COLUMNS = ['clients', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server CPU µs/req'];
+const loadCells = (p: Point): Array<string | number> => [
+  p.concurrency,
+  p.rps,
+  p.p50_ms,
+  p.p90_ms,
+  p.p99_ms,
+  p.max_ms,
+  errors(p),
+  p.server_cpu_us,
+];
+
+/** A table: its header, the alignment line (the first column left, the others right), its rows. */
+const table = (header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string[] => [
+  row(header),
+  row(header.map((_, i) => (i === 0 ? '---' : '---:'))),
+  ...rows.map(row),
+];
+
 function pointsTable(points: readonly ActionPoint[]): string[] {
-  return [
-    row([
-      'action',
-      'clients',
-      'req/s',
-      'p50 ms',
-      'p90 ms',
-      'p99 ms',
-      'max ms',
-      'errors',
-      'server CPU µs/req',
-      '× floor',
-      '× floor + db',
-      'hash limit',
-      'hashes alone',
-      'client CPU µs/req',
+  return table(
+    ['action', ...LOAD_COLUMNS, '× floor', '× floor + db', 'hash limit', 'hashes alone', 'client CPU µs/req'],
+    points.map((p) => [
+      p.action,
+      ...loadCells(p),
+      ratio(p.floor_ratio),
+      ratio(p.db_floor_ratio),
+      pct(p.hash_share),
+      pct(p.parallel_hash_share),
+      p.client_cpu_us,
     ]),
-    row(Array.from({ length: 14 }, (_, i) => (i === 0 ? '---' : '---:'))),
-    ...points.map((p) =>
-      row([
-        p.action,
-        p.concurrency,
-        p.rps,
-        p.p50_ms,
-        p.p90_ms,
-        p.p99_ms,
-        p.max_ms,
-        errors(p),
-        p.server_cpu_us,
-        ratio(p.floor_ratio),
-        ratio(p.db_floor_ratio),
-        pct(p.hash_share),
-        pct(p.parallel_hash_share),
-        p.client_cpu_us,
-      ]),
-    ),
-  ];
+  );
 }
 
 function startupLine(run: Omit<ServerRun, 'points'>): string {
@@ -161,40 +156,15 @@ export function markdown(results: BenchResults): string {
     "With a database: the floor plus session-exists's SQLite read (answered with the row) or session-new's " +
       'insert, and one JSON log line per request (bench/baseline.ts).',
     '',
-    row([
-      'floor',
-      'clients',
-      'req/s',
-      'p50 ms',
-      'p90 ms',
-      'p99 ms',
-      'max ms',
-      'errors',
-      'server CPU µs/req',
-      'client CPU µs/req',
-    ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-    ...(
-      [
-        ['bare', results.floor.points],
-        ['+ db read + log line', results.floor_with_db.read],
-        ['+ db write + log line', results.floor_with_db.write],
-      ] as const
-    ).flatMap(([label, points]) =>
-      points.map((p) =>
-        row([
-          label,
-          p.concurrency,
-          p.rps,
-          p.p50_ms,
-          p.p90_ms,
-          p.p99_ms,
-          p.max_ms,
-          errors(p),
-          p.server_cpu_us,
-          p.client_cpu_us,
-        ]),
-      ),
+    ...table(
+      ['floor', ...LOAD_COLUMNS, 'client CPU µs/req'],
+      (
+        [
+          ['bare', results.floor.points],
+          ['+ db read + log line', results.floor_with_db.read],
+          ['+ db write + log line', results.floor_with_db.write],
+        ] as const
+      ).flatMap(([label, points]) => points.map((p) => [label, ...loadCells(p), p.client_cpu_us])),
     ),
     '',
     `RSS: ${rss(results.floor.memory.idle_mb)} idle, ${rss(results.floor.memory.after_mb)} after.`,
