@@ -20,14 +20,13 @@ import { startTestServer } from '../helpers/server.js';
 import type { LogLine, TestServer } from '../helpers/server.js';
 import { startSink } from '../mail/smtp-sink.js';
 import type { SmtpSink } from '../mail/smtp-sink.js';
+import { logsWritten } from '../helpers/turns.js';
 
 const SECOND = 'quartz-lantern-meadow-93';
 const THIRD = 'saffron-harbour-kettle-58';
 const ADMIN = { email: 'admin@example.org', password: 'correct horse battery staple' };
 const IP = '203.0.113.7';
 const pii = piiHasher('test-pii-salt');
-/** Log lines are written once per turn of the event loop. */
-const logsWritten = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Records each event with the server's time when it was recorded. */
 function recorder(
@@ -78,6 +77,7 @@ describe('the audit events', () => {
 
   /** The events recorded while `run` ran, each checked against the log. */
   async function during(run: () => Promise<unknown>): Promise<AuditEvent[]> {
+    await logsWritten(); // the lines of what ran before are in, and none of them is counted here
     const [events, logs] = [sink.events.length, server.logs.length];
     await run();
     await logsWritten();

@@ -22,6 +22,7 @@ import { FrozenClock } from '../helpers/clock.js';
 import { startTestServer } from '../helpers/server.js';
 import type { LogLine } from '../helpers/server.js';
 import { Writable } from 'node:stream';
+import { logsWritten } from '../helpers/turns.js';
 
 const SECRET_BYTES = randomBytes(32);
 const SECRET = `whsec_${SECRET_BYTES.toString('base64')}`;
@@ -99,9 +100,6 @@ function capturedLog(): { logs: LogLine[]; stream: Writable } {
   });
   return { logs, stream };
 }
-
-/** Log lines are written once per turn of the event loop. */
-const logsWritten = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const record = (n: number): AuditRecord => ({
   event: 'login.failed',
