@@ -33,17 +33,8 @@ const SERVICES = [
 
 /** Everything the composition root may wire: every part but the cluster and the entry points. */
 const BELOW_APP = [
-  'protocol',
-  'domain',
-  'log',
-  'audit',
-  'metrics',
-  'passwords',
-  'store',
-  'admission',
-  'mail',
+  ...SERVICES,
   'policy',
-  'policy/engine',
   'accounts',
   'actions',
   'config',
