@@ -32,16 +32,7 @@ const SERVICES = [
 ];
 
 /** Everything the composition root may wire: every part but the cluster and the entry points. */
-const BELOW_APP = [
-  ...SERVICES,
-  'policy',
-  'accounts',
-  'actions',
-  'config',
-  'http',
-  'setup',
-  'package-dir',
-];
+const BELOW_APP = [...SERVICES, 'policy', 'accounts', 'actions', 'config', 'http', 'setup', 'package-dir'];
 
 /** @type {Record<string, string[]>} part → the parts it may import (besides itself). */
 const ALLOWED = {
