@@ -51,7 +51,9 @@ export async function startFloor(nodeArgs: readonly string[] = [], kind: FloorKi
     child.on('exit', (code) => reject(new Error(`the floor server exited ${String(code)}`))),
   );
   exited.catch(() => undefined); // after the start, an exit is stop()'s business
-  const port = Number((await Promise.race([firstMatch(child.stdout, /"listening":(\d+)/), exited]))[1]);
+  // Output that ends without the line means the server exited: its exit code says more.
+  const listening = firstMatch(child.stdout, /"listening":(\d+)/).catch(() => exited);
+  const port = Number((await Promise.race([listening, exited]))[1]);
   return {
     url: `http://127.0.0.1:${port}/`,
     secret,

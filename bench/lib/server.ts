@@ -90,7 +90,11 @@ export async function startBenchServer(
   const firstHealthy = waitHealthy(url).then(() => performance.now());
   firstHealthy.catch(() => undefined); // a server that exits first is reported by exited
   const inProcess = await Promise.race([
-    line.then((match) => Number(match[1])),
+    // Output that ends without the line means the server exited: its exit code says more.
+    line.then(
+      (match) => Number(match[1]),
+      () => exited,
+    ),
     exited,
     firstHealthy.then(() => new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000))),
   ]);
