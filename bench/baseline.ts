@@ -17,10 +17,12 @@
  * INSERT … SELECT, its own commit); both write one JSON log line per request to stdout, batched once
  * per event-loop turn. Same schema, indexes and pragmas as authsvc's SQLite store. The floor of a Node
  * server that stores sessions in SQLite and logs its requests, not of the protocol alone.
+ * AUTHSVC_BENCH_FRAMEWORK=koa serves the same answers through Koa and @koa/router (koaHandler).
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,31 +156,77 @@ function logLine(fields: Record<string, unknown>): void {
 const storeKind = process.env['AUTHSVC_BENCH_STORE'];
 const work: Work | null = storeKind === undefined || storeKind === '' ? null : storeWork(storeKind);
 
-const server = createServer((req, res) => {
+/** A request body → the status, the reply body and (with a database) the request's log fields. */
+function answer(body: string): { status: number; text: string; log: Record<string, unknown> | null } {
+  let request: Record<string, unknown> | null;
+  try {
+    request = open(body);
+  } catch {
+    request = null;
+  }
+  if (request === null) return { status: 401, text: 'not ours\n', log: null };
+  const text = seal({
+    success: true,
+    response: work === null ? { session_token: 'floor', expires: '2099-01-01T00:00:00.000000Z' } : work(request),
+    messages: ['Floor reply.'],
+    reqid: request['reqid'],
+  });
+  const log =
+    work === null
+      ? null
+      : { method: 'POST', path: '/', status: 200, action: request['request'], reqid: request['reqid'] };
+  return { status: 200, text, log };
+}
+
+/**
+ * The same answers through Koa and @koa/router, as authsvc serves them (one route for `POST /`, a middleware
+ * around it): what the framework the design asks for adds to the floor. AUTHSVC_BENCH_FRAMEWORK=koa.
+ */
+interface KoaContext {
+  req: NodeJS.ReadableStream;
+  status: number;
+  body: unknown;
+  set(name: string, value: string): void;
+}
+type KoaMiddleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void> | void;
+interface KoaApp {
+  use(middleware: KoaMiddleware): KoaApp;
+  callback(): RequestListener;
+}
+function koaHandler(): RequestListener {
+  const from = process.env['AUTHSVC_BENCH_REQUIRE_FROM'];
+  if (from === undefined) throw new Error('AUTHSVC_BENCH_FRAMEWORK=koa needs AUTHSVC_BENCH_REQUIRE_FROM');
+  const load = createRequire(from);
+  const Koa = load('koa') as new () => KoaApp;
+  const { Router } = load('@koa/router') as {
+    Router: new (options: object) => { post(path: string, step: KoaMiddleware): { routes(): KoaMiddleware } };
+  };
+  const app = new Koa();
+  app.use(async (_ctx, next) => {
+    await next();
+  });
+  const route = new Router({ sensitive: true, strict: true }).post('/', async (ctx) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    const { status, text, log } = answer(Buffer.concat(chunks).toString('latin1'));
+    ctx.status = status;
+    ctx.set('Content-Type', 'text/plain; charset=utf-8');
+    ctx.body = text;
+    if (log !== null) logLine(log);
+  });
+  return app.use(route.routes()).callback();
+}
+
+const bare: RequestListener = (req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    let request: Record<string, unknown> | null;
-    try {
-      request = open(Buffer.concat(chunks).toString('latin1'));
-    } catch {
-      request = null;
-    }
-    if (request === null) {
-      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' }).end('not ours\n');
-      return;
-    }
-    const reply = seal({
-      success: true,
-      response: work === null ? { session_token: 'floor', expires: '2099-01-01T00:00:00.000000Z' } : work(request),
-      messages: ['Floor reply.'],
-      reqid: request['reqid'],
-    });
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(reply);
-    if (work !== null)
-      logLine({ method: 'POST', path: '/', status: 200, action: request['request'], reqid: request['reqid'] });
+    const { status, text, log } = answer(Buffer.concat(chunks).toString('latin1'));
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+    if (log !== null) logLine(log);
   });
-});
+};
+const server = createServer(process.env['AUTHSVC_BENCH_FRAMEWORK'] === 'koa' ? koaHandler() : bare);
 server.keepAliveTimeout = 65_000;
 server.listen(port, '127.0.0.1', () => {
   const address = server.address();

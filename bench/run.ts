@@ -59,7 +59,7 @@ async function measureFloor(
   const points: Point[] = [];
   try {
     for (const concurrency of options.concurrency) {
-      say(`floor${kind === 'bare' ? '' : ` with a database ${kind}`}, ${concurrency} clients`);
+      say(`floor${kind === 'bare' ? '' : ` (${kind})`}, ${concurrency} clients`);
       points.push(await measurePoint(iteration, concurrency, options.seconds, options.warmupSeconds, floor.pid));
     }
     return { memory: { first_start_idle_mb: idle, idle_mb: idle, after_mb: processTreeRssMb(floor.pid) }, points };
@@ -237,11 +237,13 @@ async function main(options: BenchOptions): Promise<void> {
   const withDb = {
     read: (await measureFloor(options, null, 'read')).points,
     write: (await measureFloor(options, null, 'write')).points,
+    koa_read: (await measureFloor(options, null, 'koa-read')).points,
   };
   const runs: ServerRun[] = [];
+  const floors = { bare: floor.points, read: withDb.read, write: withDb.write };
   for (const database of options.databases)
     for (const workers of options.workers)
-      runs.push(await serverRun(options, database, workers, { bare: floor.points, ...withDb }, hashLimit, profiles));
+      runs.push(await serverRun(options, database, workers, floors, hashLimit, profiles));
   const footprints = [];
   for (const database of options.databases)
     for (const workers of options.footprint) footprints.push(await footprint(options, database, workers));

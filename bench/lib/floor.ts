@@ -20,8 +20,11 @@ export interface FloorServer {
  * it would add memory and threads the floor does not need) and starts it with `nodeArgs`; `kind` says
  * whether it also reads or writes the database as authsvc does (baseline.ts).
  */
-/** The bare floor, or the floor with session-exists's database read or session-new's write and a log line. */
-export type FloorKind = 'bare' | 'read' | 'write';
+/**
+ * The bare floor; the floor with session-exists's database read or session-new's write and a log line; and
+ * the read served through Koa and @koa/router.
+ */
+export type FloorKind = 'bare' | 'read' | 'write' | 'koa-read';
 
 export async function startFloor(nodeArgs: readonly string[] = [], kind: FloorKind = 'bare'): Promise<FloorServer> {
   const dir = mkdtempSync(join(tmpdir(), 'authsvc-floor-'));
@@ -40,10 +43,11 @@ export async function startFloor(nodeArgs: readonly string[] = [], kind: FloorKi
       ...(kind === 'bare'
         ? {}
         : {
-            AUTHSVC_BENCH_STORE: kind,
+            AUTHSVC_BENCH_STORE: kind === 'write' ? 'write' : 'read',
             AUTHSVC_BENCH_REQUIRE_FROM: join(PKG_DIR, 'package.json'),
             AUTHSVC_BENCH_DB_DIR: dir,
           }),
+      ...(kind === 'koa-read' ? { AUTHSVC_BENCH_FRAMEWORK: 'koa' } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -60,7 +60,12 @@ export interface BenchResults {
   readonly hash_limit: HashLimit;
   readonly floor: { readonly memory: Memory; readonly points: readonly Point[] };
   /** The floor that also runs session-exists's SQLite read, or session-new's insert, and writes a log line. */
-  readonly floor_with_db: { readonly read: readonly Point[]; readonly write: readonly Point[] };
+  readonly floor_with_db: {
+    readonly read: readonly Point[];
+    readonly write: readonly Point[];
+    /** The read served through Koa and @koa/router. */
+    readonly koa_read: readonly Point[];
+  };
   readonly runs: readonly ServerRun[];
   /** Servers only started (no load): start-up and idle memory. */
   readonly footprint: readonly Omit<ServerRun, 'points'>[];
@@ -154,7 +159,8 @@ export function markdown(results: BenchResults): string {
     '## Floor (bare node:http + Fernet in, fixed reply out)',
     '',
     "With a database: the floor plus session-exists's SQLite read (answered with the row) or session-new's " +
-      'insert, and one JSON log line per request (bench/baseline.ts).',
+      'insert, and one JSON log line per request; the last row serves the read through Koa and @koa/router ' +
+      '(bench/baseline.ts).',
     '',
     ...table(
       ['floor', ...LOAD_COLUMNS, 'client CPU µs/req'],
@@ -163,6 +169,7 @@ export function markdown(results: BenchResults): string {
           ['bare', results.floor.points],
           ['+ db read + log line', results.floor_with_db.read],
           ['+ db write + log line', results.floor_with_db.write],
+          ['+ Koa + db read + log line', results.floor_with_db.koa_read],
         ] as const
       ).flatMap(([label, points]) => points.map((p) => [label, ...loadCells(p), p.client_cpu_us])),
     ),
