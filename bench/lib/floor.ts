@@ -26,14 +26,19 @@ export interface FloorServer {
  */
 export type FloorKind = 'bare' | 'read' | 'write' | 'koa-read';
 
+/** baseline.ts as plain JavaScript, stripped once per bench run (every floor kind runs the same file). */
+let stripped: string | undefined;
+function baselineScript(): string {
+  stripped ??= ts.transpileModule(readFileSync(join(PKG_DIR, 'bench', 'baseline.ts'), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  return stripped;
+}
+
 export async function startFloor(nodeArgs: readonly string[] = [], kind: FloorKind = 'bare'): Promise<FloorServer> {
   const dir = mkdtempSync(join(tmpdir(), 'authsvc-floor-'));
-  const source = readFileSync(join(PKG_DIR, 'bench', 'baseline.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  });
   const script = join(dir, 'baseline.mjs');
-  writeFileSync(script, outputText);
+  writeFileSync(script, baselineScript());
   const secret = generateFernetKey();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: {

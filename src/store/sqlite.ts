@@ -42,6 +42,9 @@ function immediateTransaction(SqliteTransaction: typeof SqliteTransactionClass) 
   };
 }
 
+/** Runs `use` at once, unless a knex transaction holds the shared connection: then once it has ended. */
+type WhenFree = <T>(use: () => T) => Promise<T>;
+
 /**
  * Group commit. Every SQLite commit appends each page it changed to the WAL (a session insert: the
  * table's page and one per index, ~10 writes to the file) and updates the WAL index: measured at ~28 µs
@@ -51,7 +54,7 @@ function immediateTransaction(SqliteTransaction: typeof SqliteTransactionClass) 
  * durable, as before). A statement that fails undoes only itself (SQLite's statement rollback), and
  * answers its own error; a failed commit answers every statement of the group with its error.
  */
-function groupCommit(db: Database.Database, knex: Knex) {
+function groupCommit(db: Database.Database, whenFree: WhenFree) {
   interface Pending {
     readonly statement: () => Database.Statement;
     readonly bindings: readonly unknown[];
@@ -69,18 +72,20 @@ function groupCommit(db: Database.Database, knex: Knex) {
       }
       return;
     }
-    const outcomes: Array<{ ok: true; changes: number } | { ok: false; error: unknown }> = [];
+    // Each statement's answer waits for the commit: no promise settles before its write is durable.
+    const answers: Array<() => void> = [];
     try {
       // IMMEDIATE: take the write lock at BEGIN, where the busy timeout applies (see immediateTransaction).
       db.transaction(() => {
         for (const item of group) {
           try {
-            outcomes.push({ ok: true, changes: item.statement().run(...item.bindings).changes });
+            const { changes } = item.statement().run(...item.bindings);
+            answers.push(() => item.resolve(changes));
           } catch (error) {
             // Some failures (I/O, a full disk) make SQLite roll the whole transaction back: then every
             // statement of the group has failed, and none may run on outside it.
             if (!db.inTransaction) throw error;
-            outcomes.push({ ok: false, error });
+            answers.push(() => item.reject(error));
           }
         }
       }).immediate();
@@ -88,18 +93,13 @@ function groupCommit(db: Database.Database, knex: Knex) {
       for (const item of group) item.reject(error);
       return;
     }
-    group.forEach((item, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok === true) item.resolve(outcome.changes);
-      else item.reject(outcome?.error ?? new Error('group commit: no outcome'));
-    });
+    for (const answer of answers) answer();
   };
   const flush = (): void => {
     const group = pending;
     pending = [];
-    // A knex transaction open on the shared connection would take our statements in: wait for it.
-    if (!db.inTransaction) return runAll(group);
-    withConnection(knex, () => Promise.resolve().then(() => runAll(group))).catch((error: unknown) => {
+    // runAll answers every statement itself; only waiting for the connection can fail here.
+    whenFree(() => runAll(group)).catch((error: unknown) => {
       for (const item of group) item.reject(error);
     });
   };
@@ -156,7 +156,12 @@ export function openSqlite(target: SqliteTarget): Db {
     log: KNEX_LOG,
   });
 
-  const commits = groupCommit(db, knex);
+  /** Runs `use` now, or after the open knex transaction ends (see above); a throw becomes a rejection. */
+  const whenFree: WhenFree = (use) =>
+    db.inTransaction
+      ? withConnection(knex, () => Promise.resolve().then(use))
+      : new Promise((resolve) => resolve(use()));
+  const commits = groupCommit(db, whenFree);
 
   return {
     dialect: 'sqlite',
@@ -164,15 +169,10 @@ export function openSqlite(target: SqliteTarget): Db {
     hot(_name, build): HotStatement {
       let prepared: Database.Statement | undefined;
       const statement = (): Database.Statement => (prepared ??= db.prepare(nativeSql(build)));
-      /** Runs `use` now, or after the open transaction ends (see above); a throw becomes a rejection. */
-      const when = <T>(use: () => T): Promise<T> =>
-        db.inTransaction
-          ? withConnection(knex, () => Promise.resolve().then(use))
-          : new Promise<T>((resolve) => resolve(use()));
       return {
-        first: (bindings) => when(() => statement().get(...bindings) as Row | undefined),
-        all: (bindings) => when(() => statement().all(...bindings) as Row[]),
-        run: (bindings) => when(() => statement().run(...bindings).changes),
+        first: (bindings) => whenFree(() => statement().get(...bindings) as Row | undefined),
+        all: (bindings) => whenFree(() => statement().all(...bindings) as Row[]),
+        run: (bindings) => whenFree(() => statement().run(...bindings).changes),
         write: (bindings) => commits.write(statement, bindings),
       };
     },
