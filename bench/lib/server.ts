@@ -83,7 +83,6 @@ export async function startBenchServer(
   exited.catch(() => undefined); // after the start, an exit is stop()'s business
   const url = `http://127.0.0.1:${port}/`;
   const line = firstMatch(child.stdout, /"startup_ms":(\d+)/);
-  line.catch(() => undefined); // the output may end first: exited says why
   // The start-up line is an info line: a server told to log less (AUTHSVC_LOGLEVEL=warn) never prints
   // it, so a server that has been healthy for a while without it ends the wait too. (With workers, the
   // first worker answers /health before the primary's line, which waits for every worker.)
