@@ -3,11 +3,13 @@
  * Time is a frozen clock passed in, so counts are exact and nothing sleeps.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { backoffKey } from '../../src/admission/buckets.js';
 import type { Bucket } from '../../src/admission/gcra.js';
 import { retryAfterSeconds } from '../../src/admission/gcra.js';
 import { DEFAULT_RATE_POLICY } from '../../src/admission/rate-limits.js';
+import { replayKey } from '../../src/admission/replay.js';
 import type { Admission, AdmissionStore, ReplayEntry } from '../../src/admission/store.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { buckets, policy } from './fixtures.js';
@@ -108,7 +110,10 @@ export function admissionContract(
 
     withStore('accepts a token once; a replay consumes no rate and a 429 records no token', async (store, clock) => {
       const list = buckets(policy('user-list:2'), 'user-list');
-      const token = (key: string): ReplayEntry => ({ key, expiresAtMs: clock.now() + 120_000 });
+      const token = (name: string): ReplayEntry => ({
+        key: replayKey(createHash('sha256').update(name).digest()),
+        expiresAtMs: clock.now() + 120_000,
+      });
       assert.equal((await store.admit(list, token('r1'), clock.now())).kind, 'ok');
       assert.equal((await store.admit(list, token('r1'), clock.now())).kind, 'replayed');
       assert.equal((await store.admit(list, token('r2'), clock.now())).kind, 'ok');

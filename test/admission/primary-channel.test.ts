@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
 import { primaryAdmissionClient } from '../../src/admission/primary-client.js';
+import { replayKey } from '../../src/admission/replay.js';
 import type { Channel } from '../../src/admission/primary-messages.js';
 import { serveAdmission } from '../../src/admission/primary-server.js';
 import { admissionContract } from './contract.js';
@@ -35,7 +36,7 @@ describe('the cluster primary admission store', () => {
     const list = [{ key: 'shared', perMinute: 60, burst: 10 }];
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => workers[i % 2]!.admit(list, undefined, 0)));
     assert.equal(answers.filter((a) => a.kind === 'ok').length, 10);
-    const replay = { key: 'token', expiresAtMs: 120_000 };
+    const replay = { key: replayKey(Buffer.alloc(32, 7)), expiresAtMs: 120_000 };
     assert.equal((await workers[0]!.admit([], replay, 0)).kind, 'ok');
     assert.equal((await workers[1]!.admit([], replay, 0)).kind, 'replayed');
   });

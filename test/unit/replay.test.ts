@@ -1,7 +1,29 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { memoryReplayCache } from '../../src/admission/replay.js';
+import fc from 'fast-check';
+import { memoryReplayCache, replayKey, ReplaySet } from '../../src/admission/replay.js';
+
+/** The plain definition the compact set must behave as: string keys in a Set per 10-second expiry bucket. */
+class PlainReplaySet {
+  private readonly buckets = new Map<number, Set<string>>();
+  size = 0;
+  has(key: string, nowMs: number): boolean {
+    for (const [slot, keys] of this.buckets)
+      if ((slot + 1) * 10_000 <= nowMs) {
+        this.size -= keys.size;
+        this.buckets.delete(slot);
+      }
+    return [...this.buckets.values()].some((keys) => keys.has(key));
+  }
+  add(key: string, expiresAtMs: number): void {
+    const slot = Math.floor(expiresAtMs / 10_000);
+    const keys = this.buckets.get(slot) ?? new Set<string>();
+    this.buckets.set(slot, keys);
+    if (!keys.has(key)) this.size++;
+    keys.add(key);
+  }
+}
 
 describe('replay cache', () => {
   it('admits a token once while it is valid', () => {
@@ -17,5 +39,54 @@ describe('replay cache', () => {
     assert.equal(cache.size, 1000);
     cache.admit(randomBytes(32), 500_000, 200_000);
     assert.equal(cache.size, 1);
+  });
+  it('tells apart keys that differ in any one of their 128 bits, however many it holds', () => {
+    const set = new ReplaySet();
+    const base = randomBytes(16);
+    set.add(replayKey(base), 120_000);
+    for (let bit = 0; bit < 128; bit++) {
+      const other = Buffer.from(base);
+      other[bit >> 3] = (other[bit >> 3] ?? 0) ^ (1 << (bit & 7));
+      assert.equal(set.has(replayKey(other), 0), false, `bit ${bit}`);
+    }
+    // Past several growths of one bucket's table: every key still found, none counted twice.
+    const keys = Array.from({ length: 20_000 }, () => replayKey(randomBytes(16)));
+    for (const key of keys) set.add(key, 120_000);
+    for (const key of keys) set.add(key, 120_000);
+    assert.equal(set.size, 20_001);
+    assert.ok(keys.every((key) => set.has(key, 0)));
+    assert.equal(set.has(replayKey(base), 0), true);
+  });
+  it('refuses a key that is not replayKey output rather than storing part of it', () => {
+    const set = new ReplaySet();
+    assert.throws(() => set.add('token', 1), TypeError);
+    assert.throws(() => set.has(randomBytes(18).toString('base64'), 0), TypeError);
+  });
+  it('answers as string keys in a Set per expiry bucket do, for any sequence of checks and records', () => {
+    const key = fc.integer({ min: 0, max: 7 }).map((n) => replayKey(Buffer.alloc(16, n)));
+    // Whole seconds, so that checks fall on the buckets' edges as often as between them.
+    const ms = (maxSeconds: number) => fc.integer({ min: 0, max: maxSeconds }).map((s) => s * 1000);
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), key, expiresAtMs: ms(200) }),
+      fc.record({ kind: fc.constant('has' as const), key, advanceMs: ms(30) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const compact = new ReplaySet();
+        const plain = new PlainReplaySet();
+        let now = 0;
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            compact.add(o.key, o.expiresAtMs);
+            plain.add(o.key, o.expiresAtMs);
+          } else {
+            now += o.advanceMs;
+            assert.equal(compact.has(o.key, now), plain.has(o.key, now));
+          }
+          assert.equal(compact.size, plain.size);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
