@@ -14,6 +14,7 @@ import type { AuthsvcProcess } from '../../helpers/process.js';
 import { keepAlive, sendRaw, spawnOn } from '../../helpers/suite.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import type { TcpProxy } from '../../helpers/tcp-proxy.js';
+import { checkAccessBody } from '../../helpers/requests.js';
 
 const FAULT_MS = 2000;
 const RECOVERY_BOUND_MS = 5000;
@@ -69,18 +70,7 @@ forEachDatabase(
           ['session-exists', { session_token: token }],
           ['user-login', { session_token: token, email: 'nobody@example.com', password: 'wrong-password-1' }],
           ['user-new', { email: `load-${++n}@example.org`, password: 'plinth-orchard-vapour-42', full_name: 'L' }],
-          [
-            'user-check-access',
-            {
-              user_id: 1,
-              user_role: 'superuser',
-              action: 'view',
-              target_name: 'dataset',
-              target_owner: 1,
-              target_visibility: 'private',
-              target_sharedwith: '',
-            },
-          ],
+          ['user-check-access', checkAccessBody(1, 'superuser')],
           [
             'session-new',
             { ip_address: '192.0.2.9', user_agent: 'ua', user_id: null, expires: 1, extra_info_json: {} },
