@@ -5,7 +5,8 @@
  */
 import { invalid } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
-import type { Problem } from '../protocol/index.js';
+import type { ActionInput, Problem } from '../protocol/index.js';
+import type { KeyRecord } from '../store/api-keys.js';
 import { accessHandlers } from './access.js';
 import type { Deps, Meta } from './define.js';
 
@@ -59,5 +60,17 @@ export function badLifetime<T>(problem: Problem, items: Partial<T>): Result<T, '
   return invalid([problem], items);
 }
 
-/** `apiversion` as stored: the reference's clients may send digits as a string. */
-export const apiVersion = (value: number | string): number => (typeof value === 'number' ? value : Number(value));
+/** The fields a new key of either kind records from its request, and the IP address it is bound to. */
+export const requestedFields = (
+  input: Pick<ActionInput<'apikey-new'>, 'user_id' | 'user_role' | 'issuer' | 'audience' | 'subject' | 'apiversion'>,
+  ipAddress: string,
+): Pick<KeyRecord, 'userId' | 'userRole' | 'issuer' | 'audience' | 'subject' | 'apiversion' | 'ipAddress'> => ({
+  userId: input.user_id,
+  userRole: input.user_role,
+  issuer: input.issuer,
+  audience: input.audience,
+  subject: input.subject,
+  // As stored: the reference's clients may send the digits as a string.
+  apiversion: typeof input.apiversion === 'number' ? input.apiversion : Number(input.apiversion),
+  ipAddress,
+});

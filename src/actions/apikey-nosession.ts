@@ -10,16 +10,14 @@ import { formatDateTime } from '../protocol/index.js';
 import type { ActionOutput } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/ip.js';
 import type { NoSessionKeyRecord, RefreshRecord } from '../store/api-keys.js';
-import { apiVersion, badLifetime, isProblem, keyAccess, lifetime } from './apikey-access.js';
+import { badLifetime, isProblem, keyAccess, lifetime, requestedFields } from './apikey-access.js';
+import { checkedKey, REVOKE_FAILURES, revokeKey, VERIFY_FAILURES } from './apikey-presented.js';
 import { keyDict, matchesStored, presentedKey } from './apikey-dict.js';
-import type { PresentedKey } from './apikey-dict.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { apikeyNosessionActions } from '../protocol/actions/apikey-nosession.js';
 import type { Deps, Meta } from './define.js';
 
-const NOT_VERIFIED = 'API key could not be verified.';
-const NOT_ALLOWED = 'API key verification failed. You are not allowed to operate on this API key.';
 const REFRESH_FAILED =
   'API key refresh failed. The API key presented does not have a valid refresh token. ' +
   'You may need to login again to generate a new API key.';
@@ -90,13 +88,7 @@ const apikeyNewNosession = defineAction('apikey-new-nosession', {
       {
         // A new family: every key refreshed from this one will carry it.
         familyId: deps.random.bytes(32).toString('hex'),
-        userId: input.user_id,
-        userRole: input.user_role,
-        issuer: input.issuer,
-        audience: input.audience,
-        subject: input.subject,
-        apiversion: apiVersion(input.apiversion),
-        ipAddress,
+        ...requestedFields(input, ipAddress),
       },
       input,
     );
@@ -120,67 +112,18 @@ const apikeyNewNosession = defineAction('apikey-new-nosession', {
   },
 });
 
-type KeyFailure = 'apikey_malformed' | 'apikey_access_denied' | 'caller_not_valid' | 'apikey_invalid';
-
-/** The presented no-session key, checked as far as `action` needs; the stored record when it passes. */
-async function checkedKey(
-  deps: Deps,
-  meta: Meta,
-  input: { readonly apikey_dict: PresentedKey['dict']; readonly user_id: number; readonly user_role: string },
-  action: 'view' | 'delete',
-  window: boolean,
-): Promise<{ ok: true; presented: PresentedKey; record: NoSessionKeyRecord } | { ok: false; code: KeyFailure }> {
-  const presented = presentedKey(input.apikey_dict, 'nosession');
-  if (presented === null) return { ok: false, code: 'apikey_malformed' };
-  const access = await keyAccess(deps, meta, { userId: input.user_id, role: input.user_role }, action, presented.uid);
-  if (access !== 'ok') return { ok: false, code: access === 'denied' ? 'apikey_access_denied' : access };
-  const record = await deps.store.apiKeys.findNoSessionKey(hashToken(presented.tkn));
-  if (record === null || !matchesStored(presented, record, deps.clock.now(), window)) {
-    return { ok: false, code: 'apikey_invalid' };
-  }
-  return { ok: true, presented, record };
-}
-
 const apikeyVerifyNosession = defineAction('apikey-verify-nosession', {
-  messages: {
-    ok: 'No-session API key verified successfully.',
-    failures: {
-      apikey_malformed: NOT_VERIFIED,
-      apikey_access_denied: NOT_ALLOWED,
-      caller_not_valid: NOT_ALLOWED,
-      apikey_invalid: NOT_VERIFIED,
-    },
-  },
+  messages: { ok: 'No-session API key verified successfully.', failures: VERIFY_FAILURES },
   async handle(deps, input, meta) {
-    const checked = await checkedKey(deps, meta, input, 'view', true);
+    const checked = await checkedKey(deps, meta, input, 'nosession', 'view', true);
     if (!checked.ok) return fail(checked.code);
     return ok({}, [`No-session API key verified successfully. Expires: ${formatDateTime(checked.record.expires)}.`]);
   },
 });
 
 const apikeyRevokeNosession = defineAction('apikey-revoke-nosession', {
-  messages: {
-    ok: 'API key revocation processed.',
-    failures: {
-      apikey_malformed: 'API key revocation failed.',
-      apikey_access_denied: 'API key revocation failed. You are not allowed to operate on this API key.',
-      caller_not_valid: 'API key revocation failed. You are not allowed to operate on this API key.',
-      apikey_invalid: 'API key revocation failed.',
-    },
-  },
-  async handle(deps, input, meta) {
-    // An expired key may still be revoked (with its refresh token); an edited dict revokes nothing.
-    const checked = await checkedKey(deps, meta, input, 'delete', false);
-    if (!checked.ok) return fail(checked.code);
-    if (!(await deps.store.apiKeys.revokeNoSessionKey(checked.record.tknHash))) return fail('apikey_invalid');
-    deps.audit.record({
-      event: 'apikey.revoked',
-      reqid: meta.reqid,
-      subject: { userId: checked.record.userId },
-      detail: { action: 'apikey-revoke-nosession', keys: 1 },
-    });
-    return ok({});
-  },
+  messages: { ok: 'API key revocation processed.', failures: REVOKE_FAILURES },
+  handle: (deps, input, meta) => revokeKey(deps, meta, input, 'nosession', 'apikey-revoke-nosession'),
 });
 
 const REVOKEALL_DENIED = 'All API keys revocation failed. You are not allowed to delete API keys.';
@@ -198,7 +141,7 @@ const apikeyRevokeallNosession = defineAction('apikey-revokeall-nosession', {
   },
   async handle(deps, input, meta) {
     const none = { deleted_keys: null, revoked_keys: null };
-    const checked = await checkedKey(deps, meta, input, 'delete', true);
+    const checked = await checkedKey(deps, meta, input, 'nosession', 'delete', true);
     if (!checked.ok) return fail(checked.code, none);
     const deleted = await deps.store.apiKeys.revokeAllNoSession(checked.record.userId);
     deps.audit.record({

@@ -9,15 +9,14 @@ import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/ip.js';
 import type { SessionKeyRecord } from '../store/api-keys.js';
-import { apiVersion, badLifetime, isProblem, keyAccess, lifetime } from './apikey-access.js';
-import { keyDict, matchesStored, presentedKey } from './apikey-dict.js';
+import { badLifetime, isProblem, keyAccess, lifetime, requestedFields } from './apikey-access.js';
+import { checkedKey, REVOKE_FAILURES, revokeKey, VERIFY_FAILURES } from './apikey-presented.js';
+import { keyDict } from './apikey-dict.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { apikeySessionActions } from '../protocol/actions/apikey-session.js';
 
 const DAY_SECONDS = 86_400;
-const NOT_VERIFIED = 'API key could not be verified.';
-const NOT_ALLOWED = 'API key verification failed. You are not allowed to operate on this API key.';
 const SESSION_MISMATCH = 'DB session user_id, ip_address, user_agent, user_role does not match provided session info.';
 
 const apikeyNew = defineAction('apikey-new', {
@@ -50,13 +49,7 @@ const apikeyNew = defineAction('apikey-new', {
     const record: SessionKeyRecord = {
       tknHash: hashToken(tkn),
       sessionHash,
-      userId: input.user_id,
-      userRole: input.user_role,
-      issuer: input.issuer,
-      audience: input.audience,
-      subject: input.subject,
-      apiversion: apiVersion(input.apiversion),
-      ipAddress,
+      ...requestedFields(input, ipAddress),
       userAgent: input.user_agent,
       issued: now,
       notValidBefore: times.nbf,
@@ -77,57 +70,17 @@ const apikeyNew = defineAction('apikey-new', {
 });
 
 const apikeyVerify = defineAction('apikey-verify', {
-  messages: {
-    ok: 'API key verified successfully.',
-    failures: {
-      apikey_malformed: NOT_VERIFIED,
-      apikey_access_denied: NOT_ALLOWED,
-      caller_not_valid: NOT_ALLOWED,
-      apikey_invalid: NOT_VERIFIED,
-    },
-  },
+  messages: { ok: 'API key verified successfully.', failures: VERIFY_FAILURES },
   async handle(deps, input, meta) {
-    const presented = presentedKey(input.apikey_dict, 'session');
-    if (presented === null) return fail('apikey_malformed');
-    const caller = { userId: input.user_id, role: input.user_role };
-    const access = await keyAccess(deps, meta, caller, 'view', presented.uid);
-    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_access_denied' : access);
-    const now = deps.clock.now();
-    const record = await deps.store.apiKeys.findSessionKey(hashToken(presented.tkn), now);
-    if (record === null || !matchesStored(presented, record, now, true)) return fail('apikey_invalid');
-    return ok({}, [`API key verified successfully. Expires: ${formatDateTime(record.expires)}.`]);
+    const checked = await checkedKey(deps, meta, input, 'session', 'view', true);
+    if (!checked.ok) return fail(checked.code);
+    return ok({}, [`API key verified successfully. Expires: ${formatDateTime(checked.record.expires)}.`]);
   },
 });
 
 const apikeyRevoke = defineAction('apikey-revoke', {
-  messages: {
-    ok: 'API key revocation processed.',
-    failures: {
-      apikey_malformed: 'API key revocation failed.',
-      apikey_access_denied: 'API key revocation failed. You are not allowed to operate on this API key.',
-      caller_not_valid: 'API key revocation failed. You are not allowed to operate on this API key.',
-      apikey_invalid: 'API key revocation failed.',
-    },
-  },
-  async handle(deps, input, meta) {
-    const presented = presentedKey(input.apikey_dict, 'session');
-    if (presented === null) return fail('apikey_malformed');
-    const caller = { userId: input.user_id, role: input.user_role };
-    const access = await keyAccess(deps, meta, caller, 'delete', presented.uid);
-    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_access_denied' : access);
-    const tknHash = hashToken(presented.tkn);
-    const record = await deps.store.apiKeys.findSessionKey(tknHash, deps.clock.now());
-    // An expired key may still be revoked; an edited dict revokes nothing.
-    if (record === null || !matchesStored(presented, record, 0, false)) return fail('apikey_invalid');
-    if (!(await deps.store.apiKeys.revokeSessionKey(tknHash))) return fail('apikey_invalid');
-    deps.audit.record({
-      event: 'apikey.revoked',
-      reqid: meta.reqid,
-      subject: { userId: presented.uid },
-      detail: { action: 'apikey-revoke', keys: 1 },
-    });
-    return ok({});
-  },
+  messages: { ok: 'API key revocation processed.', failures: REVOKE_FAILURES },
+  handle: (deps, input, meta) => revokeKey(deps, meta, input, 'session', 'apikey-revoke'),
 });
 
 export const apikeySessionHandlers = {

@@ -7,13 +7,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../../src/domain/tokens.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { refusals } from '../helpers/refusals.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { insertUsers } from '../helpers/users.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
-type Reply = Awaited<ReturnType<TestServer['call']>>;
-const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 type Dict = Record<string, unknown>;
 const INVALID = 'key validation failed, provided key does not match stored key or has expired';
 
@@ -57,14 +56,7 @@ forEachDatabase((db) => {
   const revoke = use('apikey-revoke-nosession');
   const revokeAll = use('apikey-revokeall-nosession');
 
-  async function refused(reply: () => Promise<Reply>, failure: string, message?: string): Promise<void> {
-    const digest = await server.digest();
-    const answer = await reply();
-    assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure, JSON.stringify(answer));
-    if (message !== undefined) assert.deepEqual(answer.messages, [message]);
-    assert.equal(await server.digest(), digest, 'nothing changed');
-  }
+  const refused = refusals(() => server);
 
   describe('apikey-new-nosession', () => {
     it('issues a key without usa and a refresh token; both stored only as hashes', async () => {

@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../../src/domain/tokens.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { reason, refusals } from '../helpers/refusals.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { insertUsers, updateUser } from '../helpers/users.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
-type Reply = Awaited<ReturnType<TestServer['call']>>;
-const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 type Dict = Record<string, unknown>;
 interface Key {
   readonly dict: Dict;
@@ -86,14 +85,8 @@ forEachDatabase((db) => {
       })
     ).success;
 
-  async function refused(reply: () => Promise<Reply>, failure: string): Promise<void> {
-    const digest = await server.digest();
-    const answer = await reply();
-    assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure, JSON.stringify(answer));
-    assert.deepEqual(answer.messages, [FAILED]);
-    assert.equal(await server.digest(), digest, 'nothing issued or revoked');
-  }
+  /** Every refusal says only that the refresh failed, and issues or revokes nothing. */
+  const refused = refusals(() => server, { messages: [FAILED] });
 
   const at = async <T>(ms: number, run: () => Promise<T>): Promise<T> => {
     const now = server.clock.now();

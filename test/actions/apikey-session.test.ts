@@ -8,14 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../../src/domain/tokens.js';
 import { openSession } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { reason, refusals } from '../helpers/refusals.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { insertUsers } from '../helpers/users.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
-type Reply = Awaited<ReturnType<TestServer['call']>>;
-const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 type Dict = Record<string, unknown>;
 
 forEachDatabase((db) => {
@@ -58,15 +57,8 @@ forEachDatabase((db) => {
   const revoke = (dict: Dict, userId = 4, role = 'authenticated') =>
     server.call('apikey-revoke', { apikey_dict: dict, user_id: userId, user_role: role });
 
-  /** The reply fails with `failure`, and the database is unchanged. */
-  async function refused(reply: () => Promise<Reply>, failure: string, message?: string): Promise<void> {
-    const digest = await server.digest();
-    const answer = await reply();
-    assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure, JSON.stringify(answer));
-    if (message !== undefined) assert.deepEqual(answer.messages, [message]);
-    assert.equal(await server.digest(), digest, 'nothing changed');
-  }
+  /** The reply fails with `failure` (and `message`), and the database is unchanged. */
+  const refused = refusals(() => server);
 
   describe('apikey-new', () => {
     it("issues the key dict as JSON in the reference's key order, and stores only the token's hash", async () => {

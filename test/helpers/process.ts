@@ -2,15 +2,18 @@
  * A real `authsvc` process (src/main.ts through tsx), for tests of the process model: workers,
  * signals, restarts. It listens on a free port of 127.0.0.1; its JSON log lines are collected.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import type { Agent, ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey, openJson, parseKeyring, sealJson } from '../../src/protocol/index.js';
 import type { Keyring } from '../../src/protocol/index.js';
+import { sessionNewBody } from './requests.js';
 
 export interface AuthsvcProcess {
   readonly child: ChildProcess;
@@ -137,22 +140,65 @@ export interface PostResult {
   readonly headers: Record<string, string | string[] | undefined>;
 }
 
-/** One POST on a connection of its own (no keep-alive), so each request goes through accept. */
-export function postOnce(url: string, body: string): Promise<PostResult> {
+/** One POST through `agent` (its kept-alive connections), or on a connection of its own (`false`). */
+export function post(url: string, body: string, agent: Agent | false): Promise<PostResult> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: target.hostname, port: target.port, method: 'POST', path: '/', agent: false },
+    const req = request({ host: target.hostname, port: target.port, method: 'POST', path: '/', agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** One POST on a connection of its own (no keep-alive), so each request goes through accept. */
+export const postOnce = (url: string, body: string): Promise<PostResult> => post(url, body, false);
+
+/**
+ * A POST whose headers the server has read (it answered `100 Continue`) but whose body is still to
+ * come: `finish()` sends the body and resolves with the answer.
+ */
+export async function headersOnly(server: AuthsvcProcess, body: string): Promise<{ finish(): Promise<PostResult> }> {
+  let req: ClientRequest | undefined;
+  const answer = new Promise<PostResult>((resolve, reject) => {
+    req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: '/',
+        agent: false,
+        headers: { 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
           resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }),
         );
-        res.on('error', reject);
       },
     );
     req.on('error', reject);
-    req.end(body);
+    req.flushHeaders();
   });
+  await new Promise<void>((resolve) => req?.once('continue', () => resolve()));
+  return {
+    finish() {
+      req?.end(body);
+      return answer;
+    },
+  };
+}
+
+/** Opens a session of `userId` (the superuser unless named) on a process; returns its token. */
+export async function openSessionOn(server: AuthsvcProcess, userId: number | null = 1): Promise<string> {
+  const reply = server.open((await postOnce(server.url, server.seal('session-new', sessionNewBody(userId)))).text);
+  assert.equal(reply['success'], true, JSON.stringify(reply));
+  return String((reply['response'] as Record<string, unknown>)['session_token']);
 }

@@ -17,21 +17,26 @@ export interface RefusalShape {
   readonly items?: (response: Readonly<Record<string, unknown>>) => void;
 }
 
-export type Refused = (reply: Promise<Reply>, failure: string, messages?: string | readonly string[]) => Promise<void>;
+export type Refused = (
+  reply: Promise<Reply> | (() => Promise<Reply>),
+  failure: string,
+  messages?: string | readonly string[],
+) => Promise<void>;
 
 /**
  * `refused(reply, failure, messages?)` for one test file's server (read when called, as servers start
- * in `before`): the digest is taken before the reply is awaited, so the request runs in between.
+ * in `before`): the digest is taken before the reply is awaited, so the request runs in between; given
+ * a function, the request is sent only once the digest is taken.
  */
 export function refusals(server: () => TestServer, shape: RefusalShape = {}): Refused {
   return async (reply, failure, messages) => {
     const digest = await server().digest();
-    const answer = await reply;
+    const answer = await (typeof reply === 'function' ? reply() : reply);
     assert.equal(answer.success, false, JSON.stringify(answer));
-    assert.equal(reason(answer), failure);
+    assert.equal(reason(answer), failure, JSON.stringify(answer));
     const expected = typeof messages === 'string' ? [messages] : (messages ?? shape.messages);
     if (expected !== undefined) assert.deepEqual(answer.messages, expected);
     shape.items?.({ ...answer.response });
-    assert.equal(await server().digest(), digest);
+    assert.equal(await server().digest(), digest, 'nothing changed');
   };
 }

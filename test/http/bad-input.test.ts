@@ -14,8 +14,8 @@ import {
   parseKeyring,
   sealJson,
 } from '../../src/protocol/index.js';
-import type { ActionName } from '../../src/protocol/index.js';
 import { rawRequest } from '../helpers/http.js';
+import { sessionNewBody, validRequests } from '../helpers/requests.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -25,13 +25,7 @@ let digest: string;
 
 before(async () => {
   server = await startTestServer();
-  const opened = await server.call('session-new', {
-    ip_address: '192.0.2.1',
-    user_agent: 'ua',
-    user_id: 1,
-    expires: 1,
-    extra_info_json: { a: 1 },
-  });
+  const opened = await server.call('session-new', { ...sessionNewBody(1), extra_info_json: { a: 1 } });
   assert.ok(opened.success);
   token = opened.response.session_token;
   digest = await server.digest();
@@ -53,6 +47,16 @@ after(async () => {
 });
 
 const deep = (levels: number, open: string, close: string): string => open.repeat(levels) + '1' + close.repeat(levels);
+/** Seals plaintext bytes as they are (no JSON encoding), with a fixed IV byte. */
+const sealRaw = (plaintext: string | Buffer, iv: number): string =>
+  Buffer.from(
+    fernetEncrypt(
+      server.keyring.keys[0],
+      Buffer.from(plaintext),
+      Math.floor(server.clock.now() / 1000),
+      Buffer.alloc(16, iv),
+    ),
+  ).toString('base64');
 const envelope = (request: string, body: unknown): Record<string, unknown> => ({
   request,
   body,
@@ -92,11 +96,7 @@ describe('bodies that are not ours', () => {
   });
 
   it('refuses what decrypts but is not a UTF-8 JSON object with 400', async () => {
-    const keyring = server.keyring;
-    const raw = (bytes: Buffer): string =>
-      Buffer.from(
-        fernetEncrypt(keyring.keys[0], bytes, Math.floor(server.clock.now() / 1000), Buffer.alloc(16, 7)),
-      ).toString('base64');
+    const raw = (bytes: Buffer): string => sealRaw(bytes, 7);
     const cases: Array<[string, string]> = [
       ['invalid UTF-8 plaintext', raw(Buffer.from([0x7b, 0xff, 0x7d]))],
       ['not JSON', raw(Buffer.from('request=session-exists'))],
@@ -127,15 +127,7 @@ describe('bodies that are not ours', () => {
 describe('hostile but decryptable requests', () => {
   it('ignores __proto__ in the envelope and the body', async () => {
     const text = `{"__proto__": {"request": "session-delete"}, "request": "session-exists", "body": {"__proto__": {"session_token": "${token}"}}, "reqid": 1, "client_ipaddr": "192.0.2.9"}`;
-    const raw = Buffer.from(
-      fernetEncrypt(
-        server.keyring.keys[0],
-        Buffer.from(text),
-        Math.floor(server.clock.now() / 1000),
-        Buffer.alloc(16, 1),
-      ),
-    ).toString('base64');
-    const response = await server.post(raw);
+    const response = await server.post(sealRaw(text, 1));
     assert.equal(response.status, 200);
     const reply = server.open(await response.text()) as {
       success: boolean;
@@ -148,15 +140,7 @@ describe('hostile but decryptable requests', () => {
 
   it('answers a 10,000-level item with an invalid-parameters reply', async () => {
     const text = `{"request": "internal-session-edit", "body": {"target_session_token": "${token}", "update_dict": ${deep(10_000, '{"a":', '}')}, "extra": ${deep(10_000, '[', ']')}}, "reqid": 2, "client_ipaddr": "192.0.2.9"}`;
-    const raw = Buffer.from(
-      fernetEncrypt(
-        server.keyring.keys[0],
-        Buffer.from(text),
-        Math.floor(server.clock.now() / 1000),
-        Buffer.alloc(16, 2),
-      ),
-    ).toString('base64');
-    const response = await server.post(raw);
+    const response = await server.post(sealRaw(text, 2));
     assert.equal(response.status, 200);
     const reply = server.open(await response.text()) as {
       success: boolean;
@@ -166,123 +150,18 @@ describe('hostile but decryptable requests', () => {
   });
 
   it('refuses wrong types and out-of-range values in every item of every action', async () => {
-    const keyIssue = {
-      issuer: 'frontend',
-      audience: 'api',
-      subject: ['/api/a'],
-      apiversion: 1,
-      not_valid_before: 0,
-      user_id: 1,
-      user_role: 'superuser',
-      ip_address: '192.0.2.1',
-    };
-    const keyLifetimes = { expires_seconds: 60, not_valid_before: 0, refresh_expires: 120, refresh_nbf: 0 };
-    const keyUse = { apikey_dict: { tkn: 'x' }, user_id: 1, user_role: 'superuser' };
-    const valid: { [K in ActionName]: Record<string, unknown> } = {
-      'session-new': {
-        ip_address: '192.0.2.1',
-        user_agent: 'ua',
-        user_id: 1,
-        expires: 1,
-        extra_info_json: {},
-      },
-      'session-exists': { session_token: token },
-      'session-delete': { session_token: token },
-      'session-delete-userid': {
-        session_token: token,
-        user_id: 1,
-        keep_current_session: true,
-      },
-      'internal-session-edit': {
-        target_session_token: token,
-        update_dict: { a: 2 },
-      },
-      'user-validatepass': { password: 'a fine long passphrase', email: 'a@example.org', full_name: 'A B' },
-      'user-new': { full_name: 'Jane Doe', email: 'jane@example.org', password: 'plinth-orchard-vapour-42' },
-      'user-login': { session_token: token, email: 'admin@example.org', password: 'pw' },
-      'user-logout': { session_token: token, user_id: 1 },
-      'user-passcheck': { session_token: token, password: 'pw' },
-      'user-passcheck-nosession': { email: 'admin@example.org', password: 'pw' },
-      'user-changepass': {
-        user_id: 1,
-        session_token: token,
-        full_name: 'A B',
-        email: 'admin@example.org',
-        current_password: 'a',
-        new_password: 'b',
-      },
-      'user-changepass-nosession': {
-        user_id: 1,
-        full_name: 'A B',
-        email: 'admin@example.org',
-        current_password: 'a',
-        new_password: 'b',
-      },
-      'user-resetpass': { email_address: 'admin@example.org', new_password: 'b', session_token: token },
-      'user-resetpass-nosession': { email_address: 'admin@example.org', new_password: 'b', required_active: true },
-      'user-check-access': {
-        user_id: 1,
-        user_role: 'superuser',
-        action: 'view',
-        target_name: 'dataset',
-        target_owner: 1,
-        target_visibility: 'private',
-        target_sharedwith: '',
-      },
-      'user-check-limit': { user_id: 1, user_role: 'superuser', limit_name: 'max_requests', value_to_check: 1 },
-      'user-list': { user_id: null, after_user_id: 1 },
-      'user-lookup-email': { email: 'admin@example.org' },
-      'user-lookup-match': { by: 'email', match: 'admin@example.org', after_user_id: 1 },
-      'user-edit': {
-        user_id: 1,
-        user_role: 'superuser',
-        session_token: token,
-        target_userid: 1,
-        update_dict: { full_name: 'Renamed' },
-      },
-      'user-lock': { user_id: 1, user_role: 'superuser', session_token: token, target_userid: 4, action: 'lock' },
-      'user-delete': { email: 'admin@example.org', user_id: 4, password: 'a password', session_token: token },
-      'internal-user-edit': { target_userid: 1, update_dict: { extra_info: { a: 1 } } },
-      'user-set-emailverified': { email: 'admin@example.org' },
-      'user-set-emailsent': { email: 'admin@example.org', email_type: 'signup' },
-      'user-sendemail-signup': {
-        email_address: 'admin@example.org',
-        session_token: token,
-        server_name: 'Example',
-        server_baseurl: 'https://example.org',
-        verification_token: 'a-token',
-        verification_expiry: 900,
-        created_info: { send_verification: true, user_id: 4 },
-        account_verify_url: '/verify',
-      },
-      'user-sendemail-forgotpass': {
-        email_address: 'admin@example.org',
-        session_token: token,
-        server_name: 'Example',
-        server_baseurl: 'https://example.org',
-        verification_token: 'a-token',
-        verification_expiry: 900,
-        password_forgot_url: '/forgot',
-      },
-      'apikey-new': {
-        ...keyIssue,
-        expires_days: 1,
-        user_agent: 'ua',
-        session_token: token,
-      },
-      'apikey-verify': keyUse,
-      'apikey-revoke': keyUse,
-      'apikey-new-nosession': { ...keyIssue, ...keyLifetimes },
-      'apikey-verify-nosession': keyUse,
-      'apikey-revoke-nosession': keyUse,
-      'apikey-revokeall-nosession': keyUse,
-      'apikey-refresh-nosession': {
-        ...keyUse,
-        ...keyLifetimes,
-        refresh_token: token,
-        ip_address: '192.0.2.1',
-      },
-    };
+    const valid = validRequests({
+      token,
+      user: { id: 1, role: 'superuser', email: 'admin@example.org' },
+      other: { id: 1, email: 'admin@example.org' },
+      victim: { id: 4, email: 'user4@example.org' },
+      newcomer: 'jane@example.org',
+      password: 'plinth-orchard-vapour-42',
+      newPassword: 'quartz-lantern-meadow-77',
+      apikey: { tkn: 'x' },
+      refreshToken: token,
+      lifetimes: { expires_seconds: 60, not_valid_before: 0, refresh_expires: 120, refresh_nbf: 0 },
+    });
     const wrongValues: Record<string, unknown[]> = {
       string: [null, 1, 1.5, true, [], {}, 'x'.repeat(100_000), 'nul\u0000', 'lone \udc00', '\ud800'],
       integer: [null, '1', 1.5, true, false, [], {}, 0, -1, 2 ** 31, 1e300, Number.MAX_SAFE_INTEGER],

@@ -5,76 +5,20 @@
  * line is "stopped". A request may be refused (ECONNREFUSED: never accepted), never reset.
  */
 import assert from 'node:assert/strict';
-import { Agent, request } from 'node:http';
-import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
+import { Agent } from 'node:http';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { postOnce, spawnAuthsvc } from '../helpers/process.js';
-import type { AuthsvcProcess } from '../helpers/process.js';
-
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-  readonly headers: IncomingHttpHeaders;
-}
+import { headersOnly, openSessionOn, post, spawnAuthsvc } from '../helpers/process.js';
+import type { PostResult } from '../helpers/process.js';
 
 /** Load keeps coming for this long after the signal: new connections and kept-alive ones. */
 const LOAD_AFTER_SIGNAL_MS = 400;
-
-/** A POST through `agent` (kept-alive connections), or on a connection of its own. */
-function post(server: AuthsvcProcess, body: string, agent: Agent | false): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/', agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** A request whose headers the server has read (`100 Continue`); `finish()` sends the body. */
-async function headersOnly(server: AuthsvcProcess, body: string): Promise<{ finish(): Promise<Answer> }> {
-  let req: ClientRequest | undefined;
-  const answer = new Promise<Answer>((resolve, reject) => {
-    req = request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        method: 'POST',
-        path: '/',
-        agent: false,
-        headers: { 'content-length': Buffer.byteLength(body), expect: '100-continue' },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.flushHeaders();
-  });
-  await new Promise<void>((resolve) => req?.once('continue', () => resolve()));
-  return {
-    finish() {
-      req?.end(body);
-      return answer;
-    },
-  };
-}
 
 interface Outcome {
   /** Milliseconds after the signal the request started (negative: before). */
   readonly at: number;
   readonly kind: 'new' | 'kept';
-  readonly answer?: Answer;
+  readonly answer?: PostResult;
   readonly error?: string;
 }
 
@@ -82,21 +26,7 @@ for (const workers of [1, 2]) {
   describe(`SIGTERM under load with --workers ${workers}`, () => {
     it('answers every accepted request, closes every drained connection and logs "stopped"', async (t) => {
       const server = await spawnAuthsvc({ workers });
-      const opened = server.open(
-        (
-          await postOnce(
-            server.url,
-            server.seal('session-new', {
-              ip_address: '192.0.2.1',
-              user_agent: 'ua',
-              user_id: 1,
-              expires: 1,
-              extra_info_json: {},
-            }),
-          )
-        ).text,
-      );
-      const token = String((opened['response'] as Record<string, unknown>)['session_token']);
+      const token = await openSessionOn(server);
       const body = () => server.seal('session-exists', { session_token: token });
       const pending = await Promise.all(Array.from({ length: 4 }, () => headersOnly(server, body())));
 
@@ -108,7 +38,7 @@ for (const workers of [1, 2]) {
         while (running) {
           const at = performance.now() - signalledAt;
           try {
-            outcomes.push({ at, kind, answer: await post(server, body(), agent) });
+            outcomes.push({ at, kind, answer: await post(server.url, body(), agent) });
           } catch (error) {
             outcomes.push({ at, kind, error: (error as NodeJS.ErrnoException).code ?? String(error) });
             await sleep(5);
@@ -146,7 +76,7 @@ for (const workers of [1, 2]) {
         'nothing accepted was dropped',
       );
       // A request sent within a few milliseconds of the signal may be read before the drain starts.
-      const drained = answered.filter((o) => o.at > 50).map((o) => o.answer as Answer);
+      const drained = answered.filter((o) => o.at > 50).map((o) => o.answer as PostResult);
       for (const answer of [...late, ...drained]) {
         assert.equal(answer.status, 200);
         assert.equal(server.open(answer.text)['success'], true);

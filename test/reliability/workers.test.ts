@@ -4,74 +4,15 @@
  * request whose headers had arrived before exiting 0.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
-import type { ClientRequest, IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachDatabase, urlOf } from '../helpers/databases.js';
-import { postOnce, spawnAuthsvc } from '../helpers/process.js';
-import type { AuthsvcProcess } from '../helpers/process.js';
+import { headersOnly, openSessionOn, postOnce, spawnAuthsvc } from '../helpers/process.js';
 
 type Entry = { slot: number; pid: number | null; state: string; restarts: number };
 const workersOf = (body: Record<string, unknown>) =>
   body['workers'] as { expected: number; alive: number; restarts: number; list: Entry[] };
-
-async function openSession(server: AuthsvcProcess): Promise<string> {
-  const reply = server.open(
-    (
-      await postOnce(
-        server.url,
-        server.seal('session-new', {
-          ip_address: '192.0.2.1',
-          user_agent: 'ua',
-          user_id: 1,
-          expires: 1,
-          extra_info_json: {},
-        }),
-      )
-    ).text,
-  );
-  assert.equal(reply['success'], true);
-  return String((reply['response'] as Record<string, unknown>)['session_token']);
-}
-
-/**
- * A request whose headers the server has read (it answered `100 Continue`) but whose body is still
- * to come: `finish()` sends the body and resolves with the answer.
- */
-async function headersOnly(
-  server: AuthsvcProcess,
-  body: string,
-): Promise<{ finish(): Promise<{ status: number; text: string }> }> {
-  let req: ClientRequest | undefined;
-  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    req = request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        method: 'POST',
-        path: '/',
-        agent: false,
-        headers: { 'content-length': Buffer.byteLength(body), expect: '100-continue' },
-      },
-      (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.flushHeaders();
-  });
-  await new Promise<void>((resolve) => req?.once('continue', () => resolve()));
-  return {
-    finish() {
-      req?.end(body);
-      return answer;
-    },
-  };
-}
 
 describe('--workers 2', () => {
   it('lists its workers on /health and replaces one that dies', async () => {
@@ -105,7 +46,7 @@ describe('--workers 2', () => {
       assert.equal(report.restarts, 1);
       assert.ok(server.logs.some((l) => l['message'] === 'worker died; restarting it' && l['pid'] === victim));
 
-      const token = await openSession(server);
+      const token = await openSessionOn(server);
       const exists = server.open(
         (await postOnce(server.url, server.seal('session-exists', { session_token: token }))).text,
       );
@@ -118,7 +59,7 @@ describe('--workers 2', () => {
 
   it('answers every request whose headers arrived, under load, then exits 0 on SIGTERM', async (t) => {
     const server = await spawnAuthsvc({ workers: 2 });
-    const token = await openSession(server);
+    const token = await openSessionOn(server);
     const body = () => server.seal('session-exists', { session_token: token });
 
     // Requests already read by a worker, bodies still to come.
@@ -202,7 +143,7 @@ forEachDatabase((db) => {
     it('loses no concurrent write: 20 edits of one session through two workers keep 20 items', async () => {
       const server = await spawnAuthsvc({ workers: 2, env: { AUTHSVC_AUTHDB: urlOf(await db.fresh()) } });
       try {
-        const token = await openSession(server);
+        const token = await openSessionOn(server);
         const edits = await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
             postOnce(

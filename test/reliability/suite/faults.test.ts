@@ -10,10 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MysqlTarget, PgTarget } from '../../../src/store/url.js';
 import { forEachDatabase } from '../../helpers/databases.js';
+import { openSessionOn } from '../../helpers/process.js';
 import type { AuthsvcProcess } from '../../helpers/process.js';
 import { keepAlive, sendRaw, spawnOn } from '../../helpers/suite.js';
 import { startTcpProxy } from '../../helpers/tcp-proxy.js';
 import type { TcpProxy } from '../../helpers/tcp-proxy.js';
+import { checkAccessBody } from '../../helpers/requests.js';
 
 const FAULT_MS = 2000;
 const RECOVERY_BOUND_MS = 5000;
@@ -46,41 +48,14 @@ forEachDatabase(
         const target = (await db.fresh()) as PgTarget | MysqlTarget;
         proxy = await startTcpProxy(target.host, target.port);
         server = await spawnOn({ ...target, host: proxy.host, port: proxy.port }, { workers: 2 });
-        const opened = server.open(
-          (
-            await sendRaw(
-              server.port,
-              server.seal('session-new', {
-                ip_address: '192.0.2.1',
-                user_agent: 'ua',
-                user_id: 1,
-                expires: 1,
-                extra_info_json: {},
-              }),
-              false,
-            )
-          ).text,
-        );
-        assert.equal(opened['success'], true, JSON.stringify(opened));
-        token = String((opened['response'] as Record<string, unknown>)['session_token']);
+        token = await openSessionOn(server);
 
         let n = 0;
         const bodies = (): Array<[string, Record<string, unknown>]> => [
           ['session-exists', { session_token: token }],
           ['user-login', { session_token: token, email: 'nobody@example.com', password: 'wrong-password-1' }],
           ['user-new', { email: `load-${++n}@example.org`, password: 'plinth-orchard-vapour-42', full_name: 'L' }],
-          [
-            'user-check-access',
-            {
-              user_id: 1,
-              user_role: 'superuser',
-              action: 'view',
-              target_name: 'dataset',
-              target_owner: 1,
-              target_visibility: 'private',
-              target_sharedwith: '',
-            },
-          ],
+          ['user-check-access', checkAccessBody(1, 'superuser')],
           [
             'session-new',
             { ip_address: '192.0.2.9', user_agent: 'ua', user_id: null, expires: 1, extra_info_json: {} },

@@ -26,6 +26,7 @@ import { databaseDigest } from '../../helpers/digest.js';
 import type { AuthsvcProcess } from '../../helpers/process.js';
 import { sqlOf } from '../../helpers/sql.js';
 import { envInt, keepAlive, leakIn, sendRaw, spawnOn, sqliteFile } from '../../helpers/suite.js';
+import { KEY_ISSUE, sessionNewBody, validRequests } from '../../helpers/requests.js';
 import { insertUsers } from '../../helpers/users.js';
 
 const RUNS = envInt('AUTHSVC_FUZZ_RUNS', 200);
@@ -264,13 +265,7 @@ describe('hostile input to every action', () => {
     return server.open(sent.text);
   };
   const session = async (userId: number): Promise<string> => {
-    const opened = await call('session-new', {
-      ip_address: '192.0.2.1',
-      user_agent: 'ua',
-      user_id: userId,
-      expires: 7,
-      extra_info_json: {},
-    });
+    const opened = await call('session-new', { ...sessionNewBody(userId), expires: 7 });
     assert.equal(opened['success'], true, JSON.stringify(opened));
     return String((opened['response'] as Record<string, unknown>)['session_token']);
   };
@@ -291,16 +286,8 @@ describe('hostile input to every action', () => {
     const token = await session(100);
     const canaryToken = await session(7001);
     const lifetimes = { expires_seconds: 86_400, not_valid_before: 0, refresh_expires: 86_400, refresh_nbf: 0 };
-    const keyIssue = {
-      issuer: 'frontend',
-      audience: 'api',
-      subject: ['/api/a'],
-      apiversion: 1,
-      not_valid_before: 0,
-      ip_address: '192.0.2.1',
-    };
     const issued = await call('apikey-new-nosession', {
-      ...keyIssue,
+      ...KEY_ISSUE,
       ...lifetimes,
       user_id: 7001,
       user_role: 'authenticated',
@@ -308,7 +295,7 @@ describe('hostile input to every action', () => {
     assert.equal(issued['success'], true, JSON.stringify(issued));
     const canaryKey = JSON.parse(String((issued['response'] as Record<string, unknown>)['apikey'])) as unknown;
     const targetKeyReply = await call('apikey-new-nosession', {
-      ...keyIssue,
+      ...KEY_ISSUE,
       ...lifetimes,
       user_id: 100,
       user_role: 'authenticated',
@@ -316,101 +303,19 @@ describe('hostile input to every action', () => {
     const targetKey = JSON.parse(String((targetKeyReply['response'] as Record<string, unknown>)['apikey'])) as unknown;
     const targetRefresh = String((targetKeyReply['response'] as Record<string, unknown>)['refresh_token']);
 
-    const keyUse = { apikey_dict: targetKey, user_id: 100, user_role: 'authenticated' };
     // One valid request per action, naming only the fuzz targets; the fuzz starts from these.
-    valid = {
-      'session-new': { ip_address: '192.0.2.1', user_agent: 'ua', user_id: 100, expires: 1, extra_info_json: {} },
-      'session-exists': { session_token: token },
-      'session-delete': { session_token: token },
-      'session-delete-userid': { session_token: token, user_id: 100, keep_current_session: true },
-      'internal-session-edit': { target_session_token: token, update_dict: { a: 2 } },
-      'user-validatepass': { password: 'a fine long passphrase', email: 'a@example.org', full_name: 'A B' },
-      'user-new': { full_name: 'Jane Doe', email: 'jane@example.org', password: PASSWORD },
-      'user-login': { session_token: token, email: 'user100@example.org', password: PASSWORD },
-      'user-logout': { session_token: token, user_id: 100 },
-      'user-passcheck': { session_token: token, password: PASSWORD },
-      'user-passcheck-nosession': { email: 'user100@example.org', password: PASSWORD },
-      'user-changepass': {
-        user_id: 100,
-        session_token: token,
-        full_name: 'A B',
-        email: 'user100@example.org',
-        current_password: PASSWORD,
-        new_password: 'quartz-lantern-meadow-77',
-      },
-      'user-changepass-nosession': {
-        user_id: 101,
-        full_name: 'A B',
-        email: 'user101@example.org',
-        current_password: PASSWORD,
-        new_password: 'quartz-lantern-meadow-77',
-      },
-      'user-resetpass': { email_address: 'user101@example.org', new_password: PASSWORD, session_token: token },
-      'user-resetpass-nosession': {
-        email_address: 'user102@example.org',
-        new_password: PASSWORD,
-        required_active: true,
-      },
-      'user-check-access': {
-        user_id: 100,
-        user_role: 'authenticated',
-        action: 'view',
-        target_name: 'dataset',
-        target_owner: 100,
-        target_visibility: 'private',
-        target_sharedwith: '',
-      },
-      'user-check-limit': { user_id: 100, user_role: 'authenticated', limit_name: 'max_requests', value_to_check: 1 },
-      'user-list': { user_id: null, after_user_id: 1 },
-      'user-lookup-email': { email: 'user100@example.org' },
-      'user-lookup-match': { by: 'email', match: 'user100@example.org', after_user_id: 1 },
-      'user-edit': {
-        user_id: 100,
-        user_role: 'authenticated',
-        session_token: token,
-        target_userid: 100,
-        update_dict: { full_name: 'Renamed' },
-      },
-      'user-lock': { user_id: 1, user_role: 'superuser', session_token: token, target_userid: 102, action: 'lock' },
-      'user-delete': { email: 'user102@example.org', user_id: 102, password: PASSWORD, session_token: token },
-      'internal-user-edit': { target_userid: 101, update_dict: { extra_info: { a: 1 } } },
-      'user-set-emailverified': { email: 'jane@example.org' },
-      'user-set-emailsent': { email: 'jane@example.org', email_type: 'signup' },
-      'user-sendemail-signup': {
-        email_address: 'jane@example.org',
-        session_token: token,
-        server_name: 'Example',
-        server_baseurl: 'https://example.org',
-        verification_token: 'a-token',
-        verification_expiry: 900,
-        created_info: { send_verification: true, user_id: 100 },
-        account_verify_url: '/verify',
-      },
-      'user-sendemail-forgotpass': {
-        email_address: 'user100@example.org',
-        session_token: token,
-        server_name: 'Example',
-        server_baseurl: 'https://example.org',
-        verification_token: 'a-token',
-        verification_expiry: 900,
-        password_forgot_url: '/forgot',
-      },
-      'apikey-new': {
-        ...keyIssue,
-        user_id: 100,
-        user_role: 'authenticated',
-        expires_days: 1,
-        user_agent: 'ua',
-        session_token: token,
-      },
-      'apikey-verify': keyUse,
-      'apikey-revoke': keyUse,
-      'apikey-new-nosession': { ...keyIssue, ...lifetimes, user_id: 100, user_role: 'authenticated' },
-      'apikey-verify-nosession': keyUse,
-      'apikey-revoke-nosession': keyUse,
-      'apikey-revokeall-nosession': keyUse,
-      'apikey-refresh-nosession': { ...keyUse, ...lifetimes, refresh_token: targetRefresh, ip_address: '192.0.2.1' },
-    };
+    valid = validRequests({
+      token,
+      user: { id: 100, role: 'authenticated', email: 'user100@example.org' },
+      other: { id: 101, email: 'user101@example.org' },
+      victim: { id: 102, email: 'user102@example.org' },
+      newcomer: 'jane@example.org',
+      password: PASSWORD,
+      newPassword: 'quartz-lantern-meadow-77',
+      apikey: targetKey,
+      refreshToken: targetRefresh,
+      lifetimes,
+    });
     assert.deepEqual(Object.keys(valid).sort(), [...actionNames].sort(), 'a valid request of every action');
 
     // The canary's decisions: what the server says about the canary, replies compared whole. Reads

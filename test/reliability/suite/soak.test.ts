@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthsvcProcess } from '../../helpers/process.js';
 import { envInt, keepAlive, procFigures, sendRaw, spawnOn, sqliteFile } from '../../helpers/suite.js';
+import { checkAccessBody } from '../../helpers/requests.js';
 
 const SECONDS = envInt('AUTHSVC_SOAK_SECONDS', 20);
 const RATE = envInt('AUTHSVC_SOAK_RATE', 40); // requests per second
@@ -97,16 +98,7 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} requests/s`, () => {
       },
       () =>
         expect('user-new', { email: `soak-${++n}@example.org`, password: 'plinth-orchard-vapour-42', full_name: 'S' }),
-      () =>
-        expect('user-check-access', {
-          user_id: 1,
-          user_role: 'superuser',
-          action: 'view',
-          target_name: 'dataset',
-          target_owner: 1,
-          target_visibility: 'private',
-          target_sharedwith: '',
-        }),
+      () => expect('user-check-access', checkAccessBody(1, 'superuser')),
       async () => {
         const r = await expect('apikey-new-nosession', {
           issuer: 'f',
