@@ -11,17 +11,22 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json binding.gyp ./
+COPY native ./native
 COPY src ./src
 COPY policy ./policy
 COPY policy-schema ./policy-schema
-# `npm ci` runs the prepare script, which builds dist/; then the dev dependencies go.
+# `npm ci` builds native/malloc_trim.c (binding.gyp) and runs the prepare script, which builds dist/;
+# then the dev dependencies go.
 RUN npm ci && npm prune --omit=dev
 
 # Stage 2: only what runs. The package layout is kept (dist/ beside src/config/confvars.json, policy/),
 # as authsvc finds its shipped files relative to its own folder.
 FROM node:20-bookworm-slim
+# GLIBC_TUNABLES: glibc's settings under which password hashes' memory goes back once hashing stops
+# (docs/operations.md, "Memory").
 ENV NODE_ENV=production \
+  GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 \
   AUTHSVC_BASEDIR=/data \
   AUTHSVC_LISTEN=0.0.0.0 \
   AUTHSVC_PORT=13431 \
@@ -30,6 +35,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/build/Release/malloc_trim.node ./build/Release/malloc_trim.node
 COPY --from=build /app/src/config/confvars.json ./src/config/confvars.json
 COPY --from=build /app/policy ./policy
 COPY --from=build /app/policy-schema ./policy-schema

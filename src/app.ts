@@ -32,6 +32,7 @@ import { piiHasher } from './log/pii.js';
 import type { MetricsChannel } from './metrics/cluster.js';
 import { peerMatcher } from './metrics/peers.js';
 import type { ServiceMetrics } from './metrics/port.js';
+import { releaseWhenIdle } from './passwords/hash-memory.js';
 import { createHashQueue, defaultHashQueueOptions } from './passwords/hash-queue.js';
 import type { HashQueue, HashQueueOptions } from './passwords/hash-queue.js';
 import { createHasher } from './passwords/hashing.js';
@@ -321,7 +322,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
   const log = createLogger(options.logStream ?? process.stdout, config.logLevel, config.logFormat);
   const queue = options.hashQueue ?? defaultHashQueueOptions(config.workers);
-  const hashQueue = 'run' in queue ? queue : createHashQueue(queue);
+  const hashQueue = 'run' in queue ? queue : createHashQueue({ ...queue, ...releaseWhenIdle });
   const metrics = await metricsOf(config, hashQueue, () => admission.status() === 'ok');
   const admission = await admissionOf(options, log, metrics);
   const random = options.random ?? randomSource;

@@ -3,6 +3,7 @@
  * as it is when the operator chose it (on the command line, in NODE_OPTIONS, in the environment).
  */
 import type { Environment } from '../config/environment.js';
+import { MALLOC_TUNABLES } from '../passwords/hash-memory.js';
 import { defaultHashQueueOptions } from '../passwords/hash-queue.js';
 
 /**
@@ -24,10 +25,15 @@ export function workerExecArgv(execArgv: readonly string[], env: Environment): s
  * threads a worker held 4 × 19 MiB after its first logins, though it never runs more than
  * `concurrency` hashes. So its pool has that many threads. Nothing else on the request path uses the
  * pool (SQLite is synchronous, log lines go to a pipe); a DNS lookup waits for one hash at most.
- * (Returning the blocks to the system instead, with MALLOC_MMAP_THRESHOLD_, costs 7 ms of page
- * faults per 17 ms verify: measured, refused.)
+ * (Returning the blocks to the system after every hash, with MALLOC_MMAP_THRESHOLD_, costs 7 ms of page
+ * faults per 17 ms verify: measured, refused. They go back once the worker stops hashing instead.)
  */
 export function workerEnv(env: Environment, workers: number): Record<string, string> {
-  if (env['UV_THREADPOOL_SIZE'] !== undefined) return {};
-  return { UV_THREADPOOL_SIZE: String(defaultHashQueueOptions(workers).concurrency) };
+  return {
+    ...(env['UV_THREADPOOL_SIZE'] === undefined
+      ? { UV_THREADPOOL_SIZE: String(defaultHashQueueOptions(workers).concurrency) }
+      : {}),
+    // glibc's settings under which a worker gives its hashes' memory back once idle (hash-memory.ts).
+    ...(env['GLIBC_TUNABLES'] === undefined ? { GLIBC_TUNABLES: MALLOC_TUNABLES } : {}),
+  };
 }

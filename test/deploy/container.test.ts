@@ -9,6 +9,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
 import { loadConfVars, envNames } from '../../src/config/confvars.js';
 import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
+import { MALLOC_TUNABLES } from '../../src/passwords/hash-memory.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
@@ -81,6 +82,8 @@ describe('the Dockerfile', () => {
     assert.match(dockerfile, /^VOLUME \["\/data"\]$/m);
     assert.match(dockerfile, /^ENTRYPOINT \["node", "--max-semi-space-size=4", "dist\/bin\.cjs"\]$/m);
     const env = /^ENV ((?:.*\\\n)*.*)$/m.exec(dockerfile)?.[1] ?? '';
+    assert.ok(env.includes(`GLIBC_TUNABLES=${MALLOC_TUNABLES} `), 'glibc set to give hash memory back');
+    assert.match(dockerfile, /^COPY --from=build \/app\/build\/Release\/malloc_trim\.node /m);
     for (const [, name] of env.matchAll(/(AUTHSVC_\w+)=/g)) assert.ok(knownVariables.has(name ?? ''), name);
   });
 
@@ -128,6 +131,16 @@ describe('the image', () => {
   });
 });
 
+describe('npm start', () => {
+  it('starts node with the glibc settings under which hash memory goes back, unless the operator gave others', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start'];
+    assert.equal(
+      start,
+      `GLIBC_TUNABLES=\${GLIBC_TUNABLES:-${MALLOC_TUNABLES}} node --max-semi-space-size=4 dist/npm-start.cjs`,
+    );
+  });
+});
+
 describe('the systemd unit example', () => {
   it('starts the authsvc command (dist/bin.cjs) from the env file autosetup writes, and does not restart a refused configuration', () => {
     const unit = read('deploy/systemd/authsvc.service');
@@ -135,6 +148,7 @@ describe('the systemd unit example', () => {
       unit,
       /^ExecStart=\/usr\/bin\/node --max-semi-space-size=4 \/opt\/authsvc\/dist\/bin\.cjs --envfile=\/var\/lib\/authsvc\/\.env/m,
     );
+    assert.ok(unit.includes(`\nEnvironment=GLIBC_TUNABLES=${MALLOC_TUNABLES}\n`), 'glibc set to give hash memory back');
     assert.match(unit, /^User=authsvc$/m);
     assert.match(unit, /^RestartPreventExitStatus=2$/m);
     assert.match(unit, /^\[Install\]\nWantedBy=multi-user\.target$/m);

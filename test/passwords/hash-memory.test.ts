@@ -1,0 +1,93 @@
+/**
+ * A password hash's memory goes back to the system once hashing stops (src/passwords/hash-memory.ts):
+ * a real authsvc process, real argon2id hashes at the default 19 MiB, resident memory read from /proc.
+ * Linux with glibc, where the native module is built by `npm install`.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { canReleaseFreedMemory, MALLOC_TUNABLES, RELEASE_AFTER_IDLE_MS } from '../../src/passwords/hash-memory.js';
+import { postOnce, spawnAuthsvc } from '../helpers/process.js';
+import type { AuthsvcProcess } from '../helpers/process.js';
+
+const HASH_MIB = 19;
+/** Resident memory of the process and its children (the workers), in MiB. */
+function rssMib(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return [pid, ...children.map(Number)]
+    .map((p) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? NaN) / 1024)
+    .reduce((a, b) => a + b, 0);
+}
+
+/** `count` password checks at once (an unknown address is checked against a dummy hash all the same). */
+async function passchecks(server: AuthsvcProcess, count: number): Promise<void> {
+  const body = { email: 'nobody@example.org', password: 'not the password at all' };
+  const replies = await Promise.all(
+    Array.from({ length: count }, () => postOnce(server.url, server.seal('user-passcheck-nosession', body))),
+  );
+  for (const reply of replies) assert.equal(reply.status, 200, reply.text);
+}
+
+/** The least RSS seen while polling for up to `ms`: memory given back shows within a few polls. */
+async function lowestRss(pid: number, ms: number): Promise<number> {
+  let lowest = rssMib(pid);
+  for (const end = Date.now() + ms; Date.now() < end;) {
+    await sleep(100);
+    lowest = Math.min(lowest, rssMib(pid));
+  }
+  return lowest;
+}
+
+describe('password hash memory', { skip: process.platform !== 'linux' && 'Linux only (glibc, /proc)' }, () => {
+  it('is built and loads where the server runs (npm install builds native/malloc_trim.c)', () => {
+    assert.equal(canReleaseFreedMemory, true);
+  });
+
+  it('goes back to the system once no hash has run for a second, and stays while hashes keep coming', async () => {
+    const hashes = Math.min(2, availableParallelism());
+    // As npm start, the Dockerfile and the systemd unit start it.
+    const server = await spawnAuthsvc({ workers: 1, env: { GLIBC_TUNABLES: MALLOC_TUNABLES } });
+    const pid = server.child.pid ?? 0;
+    try {
+      // The first start hashed the admin password outside the queue: that memory goes back a second after start.
+      const idle = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
+      await passchecks(server, hashes);
+      const busy = rssMib(pid);
+      assert.ok(
+        busy - idle >= HASH_MIB * hashes * 0.8,
+        `RSS ${idle.toFixed(1)} → ${busy.toFixed(1)} MiB while hashing`,
+      );
+      // Hashes closer together than the idle second keep their memory (no page faults between them).
+      await sleep(RELEASE_AFTER_IDLE_MS / 4);
+      await passchecks(server, hashes);
+      assert.ok(rssMib(pid) - idle >= HASH_MIB * hashes * 0.8, 'kept between hashes');
+      const after = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
+      assert.ok(
+        after - idle < HASH_MIB * 0.5,
+        `RSS ${busy.toFixed(1)} → ${after.toFixed(1)} MiB (idle ${idle.toFixed(1)})`,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('goes back from the workers of a primary the operator gave no glibc settings (it gives them its own)', async () => {
+    const server = await spawnAuthsvc({ workers: 2 });
+    const pid = server.child.pid ?? 0;
+    try {
+      const idle = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
+      await passchecks(server, 2);
+      const busy = rssMib(pid);
+      assert.ok(busy - idle >= HASH_MIB * 0.8, `RSS ${idle.toFixed(1)} → ${busy.toFixed(1)} MiB while hashing`);
+      const after = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
+      assert.ok(
+        after - idle < HASH_MIB * 0.5,
+        `RSS ${busy.toFixed(1)} → ${after.toFixed(1)} MiB (idle ${idle.toFixed(1)})`,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+});
