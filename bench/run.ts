@@ -23,7 +23,7 @@ import { USAGE, parseOptions } from './lib/options.js';
 import type { BenchOptions } from './lib/options.js';
 import { cutProfiles, writeSummary } from './lib/profile.js';
 import type { Window } from './lib/profile.js';
-import { markdown } from './lib/report.js';
+import { markdown, SETTLE_MS } from './lib/report.js';
 import type { ActionPoint, BenchResults, ServerRun, Startup } from './lib/report.js';
 import { processTreePssMb, processTreeRssMb, startBenchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
@@ -147,6 +147,7 @@ async function serverRun(
     const points: ActionPoint[] = [];
     const windows: Window[] = [];
     let after: number[] = [];
+    let settled: number[] = [];
     try {
       for (const action of options.actions) {
         const iteration = await prepare(action, call);
@@ -178,6 +179,8 @@ async function serverRun(
         }
       }
       after = processTreeRssMb(server.pid);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      settled = processTreeRssMb(server.pid);
     } finally {
       client.close();
       await server.stop();
@@ -195,6 +198,7 @@ async function serverRun(
         idle_mb: started.idle,
         idle_pss_mb: started.idlePss,
         after_mb: after,
+        settled_mb: settled,
       },
       points,
     };
@@ -259,6 +263,7 @@ async function main(options: BenchOptions): Promise<void> {
       'server environment':
         Object.keys(options.serverEnv).length === 0 ? 'defaults' : JSON.stringify(options.serverEnv),
       'rate limits and login back-off': options.serverEnv['AUTHSVC_RATELIMITS'] === undefined ? 'off' : 'as set',
+      'glibc tunables': 'as npm start, the Dockerfile and the systemd unit set them',
       'cpu profiling': options.cpuProf,
       server: options.fromSource ? 'src/ through tsx (not comparable)' : 'dist/',
       'run took seconds': Math.round((performance.now() - began) / 1000),

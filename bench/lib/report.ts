@@ -25,11 +25,16 @@ export interface Startup {
   readonly restart_cpu_ms: number;
 }
 
+/** How long the bench leaves a server idle after its last request before reading its memory again. */
+export const SETTLE_MS = 2000;
+
 /** RSS in MB of each server process, the first being the process started (the primary with workers). */
 export interface Memory {
   readonly first_start_idle_mb: readonly number[];
   readonly idle_mb: readonly number[];
   readonly after_mb?: readonly number[];
+  /** The same, once the server has been idle for SETTLE_MS (hash memory goes back a second after the last hash). */
+  readonly settled_mb?: readonly number[];
   /** All processes together when idle after a restart, shared pages counted once (summed PSS). */
   readonly idle_pss_mb?: number;
 }
@@ -184,7 +189,8 @@ export function markdown(results: BenchResults): string {
       ...pointsTable(run.points),
       '',
       `${startupLine(run)}.`,
-      `RSS: ${rss(run.memory.idle_mb)} idle after a restart${pss(run.memory)}, ${rss(run.memory.after_mb)} after the bench ` +
+      `RSS: ${rss(run.memory.idle_mb)} idle after a restart${pss(run.memory)}, ${rss(run.memory.after_mb)} right after the bench, ` +
+        `${rss(run.memory.settled_mb)} ${SETTLE_MS / 1000} s later ` +
         `(${rss(run.memory.first_start_idle_mb)} idle after the first start).`,
     );
   }

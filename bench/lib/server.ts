@@ -4,6 +4,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MALLOC_TUNABLES } from '../../src/passwords/hash-memory.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { firstMatch } from './first-match.js';
@@ -69,6 +70,9 @@ export async function startBenchServer(
         AUTHSVC_SERVERNAME: 'bench.example',
         AUTHSVC_ADMIN_EMAIL: BENCH_ADMIN.email,
         AUTHSVC_ADMIN_PASSWORD: BENCH_ADMIN.password,
+        // glibc's settings under which hash memory goes back once idle, as npm start, the Dockerfile and the
+        // systemd unit give them (the `authsvc` command's first line cannot: docs/operations.md, "Memory").
+        GLIBC_TUNABLES: MALLOC_TUNABLES,
         // Benches measure the work of each action; limits are asked for explicitly (env).
         AUTHSVC_RATELIMITS: 'none',
         AUTHSVC_LOGINBACKOFF: 'none',

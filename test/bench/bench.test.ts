@@ -69,6 +69,7 @@ describe('npm run bench', () => {
     assert.ok(results.hash_limit.verifyCpuMs > 0 && results.hash_limit.perSecond > 0);
     assert.ok(results.hash_limit.parallelPerSecond > 0 && results.hash_limit.parallelVerifyCpuMs > 0);
     assert.ok((server.memory.idle_mb[0] ?? 0) > 0 && (server.memory.after_mb?.[0] ?? 0) > 0);
+    assert.ok((server.memory.settled_mb?.[0] ?? 0) > 0);
     assert.ok(server.startup.restart_healthy_ms >= (server.startup.restart_listening_ms ?? Infinity));
     const md = readFileSync(join(out, 'latest.md'), 'utf8');
     assert.equal(run.stdout, md);
