@@ -53,7 +53,7 @@ export async function checkPassword(
   if (Array.from(squeeze(password)).length < policy.minPassLength) {
     messages.push(`Your password is too short. It must have at least ${policy.minPassLength} characters.`);
   }
-  if (isCommonPassword(fold(password))) {
+  if (await isCommonPassword(fold(password))) {
     messages.push('Your password is on the list of the most common passwords and is vulnerable to guessing.');
   }
   const folded = squeeze(fold(password).trim());
