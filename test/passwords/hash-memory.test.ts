@@ -40,6 +40,30 @@ async function lowestRss(pid: number, ms: number): Promise<number> {
   return lowest;
 }
 
+/** Once `pid` is idle, `count` hashes at once: they must hold at least `blocks` 19 MiB blocks. Both readings. */
+async function hashFromIdle(
+  server: AuthsvcProcess,
+  count: number,
+  blocks: number,
+): Promise<{ readonly idle: number; readonly busy: number }> {
+  const pid = server.child.pid ?? 0;
+  // A first start hashes the admin password outside the queue: that memory goes back a second after start.
+  const idle = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
+  await passchecks(server, count);
+  const busy = rssMib(pid);
+  assert.ok(busy - idle >= HASH_MIB * blocks * 0.8, `RSS ${idle.toFixed(1)} → ${busy.toFixed(1)} MiB while hashing`);
+  return { idle, busy };
+}
+
+/** Within the idle second and a margin, the blocks are back: RSS within half a block of the idle reading. */
+async function assertGivenBack(pid: number, { idle, busy }: { readonly idle: number; readonly busy: number }) {
+  const after = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
+  assert.ok(
+    after - idle < HASH_MIB * 0.5,
+    `RSS ${busy.toFixed(1)} → ${after.toFixed(1)} MiB (idle ${idle.toFixed(1)})`,
+  );
+}
+
 describe('password hash memory', { skip: process.platform !== 'linux' && 'Linux only (glibc, /proc)' }, () => {
   it('is built and loads where the server runs (npm install builds native/malloc_trim.c)', () => {
     assert.equal(canReleaseFreedMemory, true);
@@ -49,25 +73,13 @@ describe('password hash memory', { skip: process.platform !== 'linux' && 'Linux 
     const hashes = Math.min(2, availableParallelism());
     // As npm start, the Dockerfile and the systemd unit start it.
     const server = await spawnAuthsvc({ workers: 1, env: { GLIBC_TUNABLES: MALLOC_TUNABLES } });
-    const pid = server.child.pid ?? 0;
     try {
-      // The first start hashed the admin password outside the queue: that memory goes back a second after start.
-      const idle = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
-      await passchecks(server, hashes);
-      const busy = rssMib(pid);
-      assert.ok(
-        busy - idle >= HASH_MIB * hashes * 0.8,
-        `RSS ${idle.toFixed(1)} → ${busy.toFixed(1)} MiB while hashing`,
-      );
+      const readings = await hashFromIdle(server, hashes, hashes);
       // Hashes closer together than the idle second keep their memory (no page faults between them).
       await sleep(RELEASE_AFTER_IDLE_MS / 4);
       await passchecks(server, hashes);
-      assert.ok(rssMib(pid) - idle >= HASH_MIB * hashes * 0.8, 'kept between hashes');
-      const after = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
-      assert.ok(
-        after - idle < HASH_MIB * 0.5,
-        `RSS ${busy.toFixed(1)} → ${after.toFixed(1)} MiB (idle ${idle.toFixed(1)})`,
-      );
+      assert.ok(rssMib(server.child.pid ?? 0) - readings.idle >= HASH_MIB * hashes * 0.8, 'kept between hashes');
+      await assertGivenBack(server.child.pid ?? 0, readings);
     } finally {
       await server.stop();
     }
@@ -75,17 +87,8 @@ describe('password hash memory', { skip: process.platform !== 'linux' && 'Linux 
 
   it('goes back from the workers of a primary the operator gave no glibc settings (it gives them its own)', async () => {
     const server = await spawnAuthsvc({ workers: 2 });
-    const pid = server.child.pid ?? 0;
     try {
-      const idle = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
-      await passchecks(server, 2);
-      const busy = rssMib(pid);
-      assert.ok(busy - idle >= HASH_MIB * 0.8, `RSS ${idle.toFixed(1)} → ${busy.toFixed(1)} MiB while hashing`);
-      const after = await lowestRss(pid, RELEASE_AFTER_IDLE_MS + 1500);
-      assert.ok(
-        after - idle < HASH_MIB * 0.5,
-        `RSS ${busy.toFixed(1)} → ${after.toFixed(1)} MiB (idle ${idle.toFixed(1)})`,
-      );
+      await assertGivenBack(server.child.pid ?? 0, await hashFromIdle(server, 2, 1));
     } finally {
       await server.stop();
     }
