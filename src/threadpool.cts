@@ -7,8 +7,9 @@
  * up holding 19 MiB for every pool thread that ever hashed, though the hash queue
  * (passwords/hash-queue.ts) admits only as many hashes at once as there are cores. So the pool gets one
  * thread per core: on 2 cores 38 MiB less after logins, on 8 cores hashes no longer wait for one of 4
- * threads. Nothing else on the request path uses the pool (SQLite is synchronous, log lines go to a
- * pipe); a DNS lookup waits for one hash at most. The value applies to this process only: the
+ * threads. (With the GLIBC_TUNABLES of passwords/hash-memory.ts the blocks share the main arena and
+ * go back once hashing stops.) Nothing else on the request path uses the pool (SQLite is synchronous,
+ * log lines go to a pipe); a DNS lookup waits for one hash at most. The value applies to this process only: the
  * environment is left as the operator gave it, and a cluster primary gives each worker its own
  * (cluster/worker-runtime.ts). An operator's UV_THREADPOOL_SIZE is kept.
  */
