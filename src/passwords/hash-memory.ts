@@ -19,6 +19,7 @@
  * without the native module (not built, or not glibc) nothing is returned.
  */
 import { createRequire } from 'node:module';
+import type { HashQueueOptions } from './hash-queue.js';
 
 /**
  * glibc's malloc settings of npm start, the Dockerfile, the systemd unit and a primary's workers: one
@@ -56,5 +57,6 @@ export function releaseFreedMemory(): boolean {
 }
 
 /** The hash queue's idle hook (hash-queue.ts) where memory can be given back; nothing where it cannot. */
-export const releaseWhenIdle: { readonly whenIdle?: { readonly afterMs: number; readonly run: () => void } } =
-  canReleaseFreedMemory ? { whenIdle: { afterMs: RELEASE_AFTER_IDLE_MS, run: releaseFreedMemory } } : {};
+export const releaseWhenIdle: Pick<HashQueueOptions, 'whenIdle'> = canReleaseFreedMemory
+  ? { whenIdle: { afterMs: RELEASE_AFTER_IDLE_MS, run: releaseFreedMemory } }
+  : {};

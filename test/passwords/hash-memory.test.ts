@@ -9,17 +9,13 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { canReleaseFreedMemory, MALLOC_TUNABLES, RELEASE_AFTER_IDLE_MS } from '../../src/passwords/hash-memory.js';
+import { processTreeRssMb } from '../../bench/lib/server.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
 import type { AuthsvcProcess } from '../helpers/process.js';
 
 const HASH_MIB = 19;
-/** Resident memory of the process and its children (the workers), in MiB. */
-function rssMib(pid: number): number {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return [pid, ...children.map(Number)]
-    .map((p) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? NaN) / 1024)
-    .reduce((a, b) => a + b, 0);
-}
+/** Resident memory of the process and its children (the workers), in MB. */
+const rssMib = (pid: number): number => processTreeRssMb(pid).reduce((a, b) => a + b, 0);
 
 /** Minor page faults of the process so far (/proc/<pid>/stat, field 10): 4 KiB pages it was given. */
 const minorFaults = (pid: number): number =>
