@@ -45,7 +45,9 @@ export async function startBenchServer(
 ): Promise<BenchServer> {
   const basedir = options.reuse?.basedir ?? mkdtempSync(join(tmpdir(), 'authsvc-bench-'));
   const secret = options.reuse?.secret ?? generateFernetKey();
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // Below Linux's ephemeral range (32768–60999): the load generator's own sockets take ports there, and
+  // a server told to listen on one of them cannot start.
+  const port = 20000 + Math.floor(Math.random() * 12000);
   const started = performance.now();
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
