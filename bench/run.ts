@@ -4,19 +4,21 @@
  * For each database and worker count it starts authsvc from dist (first start, then a restart, both
  * timed to healthy), makes fixtures through the protocol, and drives each action closed-loop at each
  * concurrency (warm-up, then a measured window), every request freshly sealed and every reply checked.
- * The same run measures the floor (bench/baseline.ts) and one password verify's CPU (the hash limit).
+ * The same run measures the floor (bench/baseline.ts) and one password verify's CPU (the hash limit),
+ * both at its start and again at its end (lib/judge.ts takes the less disturbed measurement).
  * Figures are reported, never asserted. Writes <out>/latest.json and <out>/latest.md.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type as osType } from 'node:os';
 import { join, relative } from 'node:path';
-import { HASH_BOUND, benchCaller, prepare } from './lib/actions.js';
+import { benchCaller, prepare } from './lib/actions.js';
 import { prepareDatabase } from './lib/databases.js';
 import type { BenchDatabase } from './lib/databases.js';
 import { startFloor } from './lib/floor.js';
 import type { FloorKind } from './lib/floor.js';
 import { measureHashLimit, serverPassHash } from './lib/hash-limit.js';
-import type { HashLimit } from './lib/hash-limit.js';
+import { highestHashLimit, judged, leastFloor } from './lib/judge.js';
+import type { RawActionPoint } from './lib/judge.js';
 import { measurePoint } from './lib/measure.js';
 import type { Point } from './lib/measure.js';
 import { USAGE, parseOptions } from './lib/options.js';
@@ -24,20 +26,13 @@ import type { BenchOptions } from './lib/options.js';
 import { cutProfiles, writeSummary } from './lib/profile.js';
 import type { Window } from './lib/profile.js';
 import { markdown, SETTLE_MS } from './lib/report.js';
-import type { ActionPoint, BenchResults, ServerRun, Startup } from './lib/report.js';
+import type { BenchResults, ServerRun, Startup } from './lib/report.js';
 import { processTreePssMb, processTreeRssMb, startBenchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
 
 const say = (line: string): void => {
   process.stderr.write(`bench: ${line}\n`);
 };
-
-/** The floor's points: bare, and with session-exists's read or session-new's write and a log line. */
-interface FloorPoints {
-  readonly bare: readonly Point[];
-  readonly read: readonly Point[];
-  readonly write: readonly Point[];
-}
 
 /**
  * The floor at each concurrency, with a session-exists-shaped request (it answers every request alike);
@@ -47,7 +42,7 @@ async function measureFloor(
   options: BenchOptions,
   profileDir: string | null,
   kind: FloorKind = 'bare',
-): Promise<BenchResults['floor']> {
+): Promise<{ readonly memory: BenchResults['floor']['memory']; readonly points: readonly Point[] }> {
   const floor = await startFloor(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], kind);
   const idle = processTreeRssMb(floor.pid);
   const { call, client } = benchCaller(floor.url, floor.secret);
@@ -129,14 +124,15 @@ async function footprint(options: BenchOptions, database: BenchDatabase, workers
   }
 }
 
+/** A server run whose points are not yet set against the floors and the hash limit (judge.ts). */
+type RawServerRun = Omit<ServerRun, 'points'> & { readonly points: readonly RawActionPoint[] };
+
 async function serverRun(
   options: BenchOptions,
   database: BenchDatabase,
   workers: number,
-  floor: FloorPoints,
-  hashLimit: HashLimit,
   profiles: string[],
-): Promise<ServerRun> {
+): Promise<RawServerRun> {
   const db = await prepareDatabase(database, `w${workers}`);
   const rawProfiles = options.cpuProf ? mkdtempSync(join(tmpdir(), 'authsvc-prof-')) : null;
   const nodeArgs = rawProfiles === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${rawProfiles}`];
@@ -144,7 +140,7 @@ async function serverRun(
     const started = await startTwice(serverEnv(options, db.authdb, workers), nodeArgs, options.fromSource);
     const { server } = started;
     const { call, client } = benchCaller(server.url, server.secret);
-    const points: ActionPoint[] = [];
+    const points: RawActionPoint[] = [];
     const windows: Window[] = [];
     let after: number[] = [];
     let settled: number[] = [];
@@ -154,23 +150,7 @@ async function serverRun(
         for (const concurrency of options.concurrency) {
           say(`${database}, --workers ${workers}: ${action}, ${concurrency} clients`);
           const point = await measurePoint(iteration, concurrency, options.seconds, options.warmupSeconds, server.pid);
-          const cpuOf = (points: readonly Point[]): number | undefined =>
-            points.find((f) => f.concurrency === concurrency)?.server_cpu_us;
-          const floorCpu = cpuOf(floor.bare);
-          // The floor that also does this action's kind of database work: a write for session-new, a read for the rest.
-          const dbFloorCpu = HASH_BOUND.has(action)
-            ? undefined
-            : cpuOf(action === 'session-new' ? floor.write : floor.read);
-          points.push({
-            action,
-            ...point,
-            floor_ratio: floorCpu ? Number((point.server_cpu_us / floorCpu).toFixed(2)) : null,
-            db_floor_ratio: dbFloorCpu ? Number((point.server_cpu_us / dbFloorCpu).toFixed(2)) : null,
-            hash_share: HASH_BOUND.has(action) ? Number((point.rps / hashLimit.perSecond).toFixed(3)) : null,
-            parallel_hash_share: HASH_BOUND.has(action)
-              ? Number((point.rps / hashLimit.parallelPerSecond).toFixed(3))
-              : null,
-          });
+          points.push({ action, ...point });
           windows.push({
             label: `${database}-w${workers}-${action}-c${concurrency}`,
             fromUs: point.window_us[0],
@@ -224,8 +204,9 @@ async function main(options: BenchOptions): Promise<void> {
     rmSync(profileDir, { recursive: true, force: true });
     mkdirSync(profileDir, { recursive: true });
   }
+  const passhash = serverPassHash(options.serverEnv['AUTHSVC_PASSHASH']);
   say('hash limit');
-  const hashLimit = await measureHashLimit(serverPassHash(options.serverEnv['AUTHSVC_PASSHASH']));
+  const hashLimitAtStart = await measureHashLimit(passhash);
   const floorProfiles = options.cpuProf ? mkdtempSync(join(tmpdir(), 'authsvc-prof-')) : null;
   const floor = await measureFloor(options, floorProfiles);
   const profiles: string[] = [];
@@ -243,14 +224,22 @@ async function main(options: BenchOptions): Promise<void> {
     write: (await measureFloor(options, null, 'write')).points,
     koa_read: (await measureFloor(options, null, 'koa-read')).points,
   };
-  const runs: ServerRun[] = [];
-  const floors = { bare: floor.points, read: withDb.read, write: withDb.write };
+  const rawRuns: RawServerRun[] = [];
   for (const database of options.databases)
-    for (const workers of options.workers)
-      runs.push(await serverRun(options, database, workers, floors, hashLimit, profiles));
+    for (const workers of options.workers) rawRuns.push(await serverRun(options, database, workers, profiles));
   const footprints = [];
   for (const database of options.databases)
     for (const workers of options.footprint) footprints.push(await footprint(options, database, workers));
+  // The yardsticks again, now at the end: the less disturbed of the two measurements is used (judge.ts).
+  const floorAtEnd = await measureFloor(options, null);
+  say('hash limit, again');
+  const hashLimitAtEnd = await measureHashLimit(passhash);
+  const hashLimit = highestHashLimit(hashLimitAtStart, hashLimitAtEnd);
+  const floors = { bare: leastFloor(floor.points, floorAtEnd.points), read: withDb.read, write: withDb.write };
+  const runs: ServerRun[] = rawRuns.map((run) => ({
+    ...run,
+    points: run.points.map((point) => judged(point, floors, hashLimit)),
+  }));
   if (options.cpuProf) writeSummary(profileDir, profiles);
   const results: BenchResults = {
     machine,
@@ -269,7 +258,12 @@ async function main(options: BenchOptions): Promise<void> {
       'run took seconds': Math.round((performance.now() - began) / 1000),
     },
     hash_limit: hashLimit,
-    floor,
+    hash_limit_measured: [hashLimitAtStart, hashLimitAtEnd],
+    floor: {
+      memory: floor.memory,
+      points: floors.bare,
+      measured: { start: floor.points, end: floorAtEnd.points },
+    },
     floor_with_db: withDb,
     runs,
     footprint: footprints,

@@ -62,8 +62,16 @@ export interface ServerRun {
 export interface BenchResults {
   readonly machine: Machine;
   readonly settings: Readonly<Record<string, unknown>>;
+  /** The yardstick: the highest of the hash limits measured at the start and the end of the run (judge.ts). */
   readonly hash_limit: HashLimit;
-  readonly floor: { readonly memory: Memory; readonly points: readonly Point[] };
+  /** Both measurements: at the start and at the end of the run. */
+  readonly hash_limit_measured: readonly HashLimit[];
+  readonly floor: {
+    readonly memory: Memory;
+    /** The yardstick: at each concurrency, the less disturbed of the two measurements below (judge.ts). */
+    readonly points: readonly Point[];
+    readonly measured: { readonly start: readonly Point[]; readonly end: readonly Point[] };
+  };
   /** The floor that also runs session-exists's SQLite read, or session-new's insert, and writes a log line. */
   readonly floor_with_db: {
     readonly read: readonly Point[];
@@ -159,19 +167,24 @@ export function markdown(results: BenchResults): string {
     `Hash limit: one ${h.passhash} verify takes ${h.verifyCpuMs.toFixed(1)} ms of CPU → ` +
       `${h.cores} cores ÷ ${h.verifyCpuMs.toFixed(1)} ms = ${Math.round(h.perSecond)} password checks/s. ` +
       `With ${h.cores} verifies at once the hashes alone reach ${Math.round(h.parallelPerSecond)}/s ` +
-      `(${h.parallelVerifyCpuMs.toFixed(1)} ms of CPU each).`,
+      `(${h.parallelVerifyCpuMs.toFixed(1)} ms of CPU each). The best of two measurements, at the start and ` +
+      `the end of the run (${results.hash_limit_measured
+        .map((m) => `${m.verifyCpuMs.toFixed(1)} ms alone, ${Math.round(m.parallelPerSecond)}/s at once`)
+        .join('; ')}).`,
     '',
     '## Floor (bare node:http + Fernet in, fixed reply out)',
     '',
-    "With a database: the floor plus session-exists's SQLite read (answered with the row) or session-new's " +
-      'insert, and one JSON log line per request; the last row serves the read through Koa and @koa/router ' +
-      '(bench/baseline.ts).',
+    'The bare floor runs at the start and again at the end of the run; "× floor" divides by the one that ' +
+      "took less CPU at the same concurrency. With a database: the floor plus session-exists's SQLite read " +
+      "(answered with the row) or session-new's insert, and one JSON log line per request; the last row serves " +
+      'the read through Koa and @koa/router (bench/baseline.ts).',
     '',
     ...table(
       ['floor', ...LOAD_COLUMNS, 'client CPU µs/req'],
       (
         [
-          ['bare', results.floor.points],
+          ['bare, start of the run', results.floor.measured.start],
+          ['bare, end of the run', results.floor.measured.end],
           ['+ db read + log line', results.floor_with_db.read],
           ['+ db write + log line', results.floor_with_db.write],
           ['+ Koa + db read + log line', results.floor_with_db.koa_read],

@@ -68,6 +68,12 @@ describe('npm run bench', () => {
     assert.ok(point.db_floor_ratio !== null);
     assert.ok(results.hash_limit.verifyCpuMs > 0 && results.hash_limit.perSecond > 0);
     assert.ok(results.hash_limit.parallelPerSecond > 0 && results.hash_limit.parallelVerifyCpuMs > 0);
+    // The floor and the hash limit are measured at the start and again at the end of the run.
+    assert.equal(results.hash_limit_measured.length, 2);
+    assert.deepEqual(
+      [results.floor.measured.start, results.floor.measured.end].map((points) => points.map((p) => p.errors)),
+      [[0], [0]],
+    );
     assert.ok((server.memory.idle_mb[0] ?? 0) > 0 && (server.memory.after_mb?.[0] ?? 0) > 0);
     assert.ok((server.memory.settled_mb?.[0] ?? 0) > 0);
     assert.ok(server.startup.restart_healthy_ms >= (server.startup.restart_listening_ms ?? Infinity));
@@ -75,6 +81,7 @@ describe('npm run bench', () => {
     assert.equal(run.stdout, md);
     assert.match(md, /^## sqlite, --workers 1$/m);
     assert.match(md, /^\| session-exists \| 2 \| \d+ \|/m);
+    assert.match(md, /^\| bare, end of the run \| 2 \| \d+ \|/m);
   });
 
   it('refuses an unknown action and shows the flags', async () => {
