@@ -1,6 +1,7 @@
 /**
- * The password check shared by user-login, user-passcheck and user-passcheck-nosession (DESIGN
- * decisions 10, 11 and 25). Neither the answer nor its timing may tell whether an account exists, so
+ * The one password check (docs/design.md, "One credential check"): user-login, user-passcheck(-nosession),
+ * user-changepass(-nosession), user-delete and user-edit's email change all verify through it, so every
+ * wrong guess counts toward the lock-out, waits out the back-off, and a locked account refuses. Neither the answer nor its timing may tell whether an account exists, so
  * every failing path does the same work: one lookup, exactly one password verification with the
  * current parameters (a throwaway hash when there is no usable one), and one failure count. The count
  * of an unknown address, or of a right password on an account that cannot log in, lands on the locked
@@ -31,19 +32,23 @@ export interface CredentialDeps {
 export interface CredentialRequest {
   readonly reqid: RequestId;
   readonly clientIp: string;
-  /** user-login, user-passcheck or user-passcheck-nosession. */
+  /** The action that checks the password, for the audit. */
   readonly action: string;
 }
 
-export type CredentialCheck =
-  | { readonly ok: true; readonly user: UserRecord }
-  | { readonly ok: false; readonly code: 'wrong_credentials' | 'temporarily_locked' | 'user_inactive' };
+/** Why a check failed; each action shows all three with one end-user message. */
+export type CredentialFailure = 'wrong_credentials' | 'temporarily_locked' | 'user_inactive';
 
-export type Who = { readonly email: string } | { readonly userId: number };
+export type CredentialCheck =
+  { readonly ok: true; readonly user: UserRecord } | { readonly ok: false; readonly code: CredentialFailure };
+
+/** Whose password: by email, by id (a session's user), or by id and email, both of which must match. */
+export type Who =
+  { readonly email: string } | { readonly userId: number } | { readonly userId: number; readonly email: string };
 
 /**
  * The back-off's identity: the presented email (existing or not, so the wait reveals nothing), or the
- * session's user for user-passcheck, which presents no email.
+ * session's user for the actions that present no email.
  */
 const identityOf = (who: Who): string => ('email' in who ? who.email : `#${who.userId}`);
 
@@ -103,9 +108,9 @@ async function verifyCredentials(
   };
 
   const found =
-    'email' in who
-      ? await deps.store.users.credentialsByEmail(who.email)
-      : await deps.store.users.credentialsById(who.userId);
+    'userId' in who
+      ? await deps.store.users.credentialsById(who.userId, 'email' in who ? who.email : undefined)
+      : await deps.store.users.credentialsByEmail(who.email);
   if (found === null) {
     await hasher.verifyDummy(password);
     return uncounted('wrong_credentials');
@@ -132,8 +137,10 @@ async function verifyCredentials(
   }
   const verified = await hasher.verify(passwordHash, password);
   if (!verified.ok) return fail();
-  // The right password, but the account cannot log in: not a guess, so the account's counter stays.
-  if (!user.isActive || !user.emailVerified || user.userRole === 'locked') return uncounted('user_inactive');
+  // The right password, but the account cannot be used: not a guess, so the account's counter stays.
+  // An unverified address alone does not stop it: after an email change the address waits for its
+  // confirmation while the account stays usable (docs/design.md, "Email changes").
+  if (!user.isActive || user.userRole === 'locked') return uncounted('user_inactive');
   await deps.store.users.recordSuccess(user.userId, now);
   if (verified.needsRehash) await rehash(deps, user.userId, password, now);
   return { ok: true, user };

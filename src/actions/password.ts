@@ -1,4 +1,6 @@
 /** user-validatepass, user-changepass(-nosession), user-resetpass(-nosession). */
+import { checkCredentials } from '../accounts/credentials.js';
+import type { CredentialFailure } from '../accounts/credentials.js';
 import { normaliseFullName } from '../accounts/full-name.js';
 import { normaliseEmail } from '../protocol/index.js';
 import { fail, ok } from '../domain/result.js';
@@ -64,11 +66,13 @@ async function replacePassword(
   });
 }
 
-type ChangeCode = 'user_not_found' | 'wrong_password' | 'password_unchanged' | 'insecure_password';
+type ChangeCode = CredentialFailure | 'password_unchanged' | 'insecure_password';
 
+/** Every failed check of the current password shows one message (docs/design.md, "One credential check"). */
 const changeMessages = {
-  user_not_found: CURRENT_DID_NOT_MATCH,
-  wrong_password: CURRENT_DID_NOT_MATCH,
+  wrong_credentials: CURRENT_DID_NOT_MATCH,
+  temporarily_locked: CURRENT_DID_NOT_MATCH,
+  user_inactive: CURRENT_DID_NOT_MATCH,
   password_unchanged: SAME_AS_OLD,
   insecure_password: INSECURE_NEW,
 } as const;
@@ -81,7 +85,10 @@ interface ChangeInput {
   readonly new_password: string;
 }
 
-/** Both changepass actions once the session (if any) is checked: exactly one verification of the current password. */
+/**
+ * Both changepass actions once the session (if any) is checked: the current password goes through the
+ * one credential check, for the account matching both user_id and email.
+ */
 async function changePassword(
   deps: Deps,
   input: ChangeInput,
@@ -89,22 +96,18 @@ async function changePassword(
   keepSessionHash: string | null,
 ): Promise<Result<{ user_id: number | null; email: string | null }, ChangeCode>> {
   const none = { user_id: null, email: null };
-  const found = await deps.store.users.credentialsById(input.user_id);
-  if (found === null || found.user.email !== normaliseEmail(input.email) || !found.user.isActive) {
-    await deps.passwords.hasher.verifyDummy(input.current_password);
-    return fail('user_not_found', none);
-  }
-  if (!(await deps.passwords.hasher.verify(found.passwordHash, input.current_password)).ok) {
-    return fail('wrong_password', none);
-  }
+  const who = { userId: input.user_id, email: normaliseEmail(input.email) };
+  const check = await checkCredentials(deps, who, input.current_password, meta);
+  if (!check.ok) return fail(check.code, none);
+  const { user } = check;
   if (input.new_password === input.current_password) return fail('password_unchanged', none);
   const verdict = await deps.passwords.check(input.new_password, {
-    email: found.user.email,
+    email: user.email,
     fullName: normaliseFullName(input.full_name),
   });
   if (!verdict.ok) return fail('insecure_password', none, [...verdict.messages, INSECURE_NEW]);
-  await replacePassword(deps, meta, found.user.userId, input.new_password, keepSessionHash, 'password.changed');
-  return ok({ user_id: found.user.userId, email: found.user.email }, [CHANGED, LOGGED_OUT]);
+  await replacePassword(deps, meta, user.userId, input.new_password, keepSessionHash, 'password.changed');
+  return ok({ user_id: user.userId, email: user.email }, [CHANGED, LOGGED_OUT]);
 }
 
 const userChangepass = defineAction('user-changepass', {
@@ -162,7 +165,9 @@ const userResetpass = defineAction('user-resetpass', {
   async handle(deps, input, meta) {
     const session = await deps.store.sessions.find(hashToken(input.session_token), deps.clock.now());
     const found = await deps.store.users.credentialsByEmail(normaliseEmail(input.email_address));
-    if (session === null || found === null || !found.user.isActive) {
+    // An unverified address (a changed email not yet confirmed) never receives a reset (docs/design.md,
+    // "Email changes").
+    if (session === null || found === null || !found.user.isActive || !found.user.emailVerified) {
       await deps.passwords.hasher.verifyDummy(input.new_password);
       return fail(session === null ? 'session_not_found' : 'user_not_found');
     }

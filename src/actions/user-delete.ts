@@ -1,9 +1,9 @@
 /**
- * user-delete (DESIGN decision 13). The user must match both user_id and email. The password proves
- * it is theirs, unless `session_token` is an unexpired session of an active superuser. Every failing
- * password path runs exactly one verification (the real hash, or `verifyDummy` when there is none to
- * check, or the account is temporarily locked), and answers with one message, so neither the time
- * nor the text tells whether an account exists. Superusers (account 1 among them) and the system
+ * user-delete. The user must match both user_id and email. The password proves it is theirs, unless
+ * `session_token` is an unexpired session of an active superuser; it goes through the one credential
+ * check (docs/design.md, "One credential check"): counted, backed off, refused while locked, one
+ * message and one cost on every failing path, so neither the time nor the text tells whether an
+ * account exists. Superusers (account 1 among them) and the system
  * accounts 2 and 3 are never deleted; the superuser check comes after the password, so it reveals a
  * role only to whoever already proved the account is theirs. Sessions and keys go with the user
  * (foreign keys, ON DELETE CASCADE).
@@ -11,9 +11,11 @@
 import { normaliseEmail } from '../protocol/index.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
+import { checkCredentials } from '../accounts/credentials.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { userDeleteActions } from '../protocol/actions/user-delete.js';
+import type { UserRecord } from '../store/index.js';
 import { isSuperuserSession } from '../accounts/initiator.js';
 
 const NOT_VERIFIED = 'We could not verify your email address or password.';
@@ -25,8 +27,9 @@ const userDelete = defineAction('user-delete', {
       system_account: "The system accounts can't be deleted.",
       cannot_delete_superuser: "Can't delete superusers.",
       user_not_found: NOT_VERIFIED,
-      wrong_password: NOT_VERIFIED,
+      wrong_credentials: NOT_VERIFIED,
       temporarily_locked: NOT_VERIFIED,
+      user_inactive: NOT_VERIFIED,
     },
   },
   async handle(deps, input, meta) {
@@ -35,24 +38,18 @@ const userDelete = defineAction('user-delete', {
     if (input.user_id === ANONYMOUS_ID || input.user_id === DUMMY_ID) return fail('system_account', none);
     const email = normaliseEmail(input.email);
     const bySuperuser = input.session_token !== undefined && (await isSuperuserSession(deps, input.session_token));
-    const password = input.password;
-    if (!bySuperuser && password === undefined) {
+    let found: UserRecord | null;
+    if (bySuperuser) {
+      found = (await deps.store.users.credentialsById(input.user_id, email))?.user ?? null;
+    } else if (input.password === undefined) {
       return invalid([{ param: 'password', problem: 'missing', required_type: 'str' }], none);
-    }
-
-    const found = await deps.store.users.credentialsById(input.user_id, email);
-    if (password !== undefined && !bySuperuser) {
-      const lockedUntil = found?.user.lockedUntil ?? null;
-      if (found === null || (lockedUntil !== null && lockedUntil > deps.clock.now())) {
-        await deps.passwords.hasher.verifyDummy(password);
-        return fail(found === null ? 'user_not_found' : 'temporarily_locked', none);
-      }
-      if (!(await deps.passwords.hasher.verify(found.passwordHash, password)).ok) {
-        return fail('wrong_password', none);
-      }
+    } else {
+      const check = await checkCredentials(deps, { userId: input.user_id, email }, input.password, meta);
+      if (!check.ok) return fail(check.code, none);
+      found = check.user;
     }
     if (found === null) return fail('user_not_found', none);
-    if (found.user.userRole === 'superuser') return fail('cannot_delete_superuser', none);
+    if (found.userRole === 'superuser') return fail('cannot_delete_superuser', none);
     // The statement re-checks the role, so a promotion that raced this request still protects the user.
     if (!(await deps.store.users.remove(input.user_id, email))) return fail('user_not_found', none);
     deps.audit.record({

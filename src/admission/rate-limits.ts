@@ -27,7 +27,10 @@ export const DEFAULT_GROUP_LIMITS: Readonly<Record<GroupKey, number>> = {
   burst: 150,
 };
 
-/** The spec's stricter per-IP limits of single actions. */
+/**
+ * The spec's stricter per-IP limits of single actions, plus every other action that checks a password
+ * (docs/design.md, "One credential check").
+ */
 export const STRICT_ACTION_LIMITS: ReadonlyMap<string, number> = new Map([
   ['user-new', 5],
   ['user-login', 10],
@@ -35,6 +38,8 @@ export const STRICT_ACTION_LIMITS: ReadonlyMap<string, number> = new Map([
   ['user-edit', 10],
   ['user-resetpass', 5],
   ['user-changepass', 5],
+  ['user-changepass-nosession', 5],
+  ['user-delete', 5],
   ['user-sendemail-signup', 2],
   ['user-sendemail-forgotpass', 2],
   ['user-set-emailsent', 2],

@@ -6,6 +6,7 @@ import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { sqlOf } from '../helpers/sql.js';
+import { CREDENTIAL_CHECK_COLUMNS } from '../helpers/refusals.js';
 
 const NEW_PASSWORD = 'quartz-lantern-meadow-93';
 
@@ -92,7 +93,8 @@ forEachDatabase((db) => {
           current_password: GOOD_PASSWORD,
           new_password: NEW_PASSWORD,
         };
-        const before = await server.digest();
+        // The right current password is a successful check: it writes only the check's own columns.
+        const before = await server.digest(CREDENTIAL_CHECK_COLUMNS);
         const cases: Array<[Record<string, unknown>, string, string]> = [
           [
             { session_token: theirs },
@@ -103,16 +105,6 @@ forEachDatabase((db) => {
             { session_token: 'no-such-session' },
             'session does not exist or expired',
             'Your session is not valid. Please log in again.',
-          ],
-          [
-            { current_password: 'not it at all' },
-            'user password does not match',
-            'Your current password did not match the stored password.',
-          ],
-          [
-            { email: 'someone@example.org' },
-            'user does not exist',
-            'Your current password did not match the stored password.',
           ],
           [
             { new_password: GOOD_PASSWORD },
@@ -131,7 +123,17 @@ forEachDatabase((db) => {
           insecure.messages.at(-1),
           'The new password you entered is insecure. It must be at least 12 characters long and be sufficiently complex.',
         );
-        assert.equal(await server.digest(), before);
+        assert.equal(await server.digest(CREDENTIAL_CHECK_COLUMNS), before);
+
+        // A wrong current password, or a user id and email that do not match, is a failed credential
+        // check: one message, and counted (on the account, or on the dummy account 3).
+        for (const change of [{ current_password: 'not it at all' }, { email: 'someone@example.org' }]) {
+          const reply = await server.call('user-changepass', { ...base, ...change });
+          assert.equal(!reply.success && reply.failure_reason, "user does not exist or password doesn't match");
+          assert.deepEqual(reply.messages, ['Your current password did not match the stored password.']);
+        }
+        assert.equal(Number((await storedUser(server, userId))['failed_login_tries']), 1);
+        assert.equal(await canLogIn('change2@example.org', GOOD_PASSWORD), true, 'the password is unchanged');
       });
     });
 

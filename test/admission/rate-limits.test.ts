@@ -11,7 +11,13 @@ describe('the ratelimits item', () => {
       { ...DEFAULT_RATE_POLICY, actions: undefined },
       { ipaddr: 720, user: 480, session: 600, apikey: 720, burst: 150, actions: undefined },
     );
-    assert.equal(STRICT_ACTION_LIMITS.size, 12);
+    assert.equal(STRICT_ACTION_LIMITS.size, 14);
+    // Every action that checks a password has a strict limit (docs/design.md, "One credential check").
+    for (const action of ['user-login', 'user-changepass', 'user-changepass-nosession', 'user-delete']) {
+      assert.ok(STRICT_ACTION_LIMITS.has(action), action);
+    }
+    assert.equal(STRICT_ACTION_LIMITS.get('user-changepass-nosession'), 5);
+    assert.equal(STRICT_ACTION_LIMITS.get('user-delete'), 5);
     assert.equal(STRICT_ACTION_LIMITS.get('user-sendemail-signup'), 2);
     assert.equal(STRICT_ACTION_LIMITS.get('apikey-refresh-nosession'), 30);
   });

@@ -10,7 +10,15 @@ export type Reply = Awaited<ReturnType<TestServer['call']>>;
 /** The reply's failure_reason, or false when it succeeded. */
 export const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 
+/**
+ * What a password check writes whatever its outcome (docs/design.md, "One credential check"): a failure
+ * is counted, a success ends the run. A refusal after a password check changes nothing else.
+ */
+export const CREDENTIAL_CHECK_COLUMNS = ['failed_login_tries', 'last_login_try', 'last_login_success', 'locked_until'];
+
 export interface RefusalShape {
+  /** Columns the refusal may write (CREDENTIAL_CHECK_COLUMNS after a password check); none by default. */
+  readonly writes?: readonly string[];
   /** The end-user messages of every refusal unless a call names its own; unchecked when absent. */
   readonly messages?: readonly string[];
   /** Further checks of the refusal's `response` (e.g. that the action's items are null). */
@@ -30,13 +38,13 @@ export type Refused = (
  */
 export function refusals(server: () => TestServer, shape: RefusalShape = {}): Refused {
   return async (reply, failure, messages) => {
-    const digest = await server().digest();
+    const digest = await server().digest(shape.writes);
     const answer = await (typeof reply === 'function' ? reply() : reply);
     assert.equal(answer.success, false, JSON.stringify(answer));
     assert.equal(reason(answer), failure, JSON.stringify(answer));
     const expected = typeof messages === 'string' ? [messages] : (messages ?? shape.messages);
     if (expected !== undefined) assert.deepEqual(answer.messages, expected);
     shape.items?.({ ...answer.response });
-    assert.equal(await server().digest(), digest, 'nothing changed');
+    assert.equal(await server().digest(shape.writes), digest, 'nothing changed');
   };
 }

@@ -40,7 +40,14 @@ export const passwordActions = {
       'sessions and revokes their no-session API keys.',
     changesState: true,
     rate: USER_RATE,
-    failures: ['session_not_found', 'user_not_found', 'wrong_password', 'password_unchanged', 'insecure_password'],
+    failures: [
+      'session_not_found',
+      'wrong_credentials',
+      'temporarily_locked',
+      'user_inactive',
+      'password_unchanged',
+      'insecure_password',
+    ],
     input: Type.Object({
       user_id: Id(),
       session_token: SessionToken,
@@ -57,7 +64,7 @@ export const passwordActions = {
       'no-session API keys.',
     changesState: true,
     rate: USER_RATE,
-    failures: ['user_not_found', 'wrong_password', 'password_unchanged', 'insecure_password'],
+    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'password_unchanged', 'insecure_password'],
     input: Type.Object({
       user_id: Id(),
       full_name: FullName,

@@ -6,11 +6,18 @@ import { USER_RATE } from '../rate-class.js';
 export const userDeleteActions = {
   'user-delete': {
     summary:
-      'Deletes a user matching both user_id and email, with their sessions and keys. The password is needed unless ' +
-      'session_token is a superuser’s session; superusers and accounts 1–3 cannot be deleted.',
+      'Deletes a user matching both user_id and email, with their sessions and keys. The password (of an active account, ' +
+      'checked and counted like a login) is needed unless session_token is a superuser’s session; superusers and accounts 1–3 cannot be deleted.',
     changesState: true,
     rate: USER_RATE,
-    failures: ['system_account', 'cannot_delete_superuser', 'user_not_found', 'wrong_password', 'temporarily_locked'],
+    failures: [
+      'system_account',
+      'cannot_delete_superuser',
+      'user_not_found',
+      'wrong_credentials',
+      'temporarily_locked',
+      'user_inactive',
+    ],
     input: Type.Object({
       email: Text(LIMITS.email, { description: 'the email of the user to delete' }),
       user_id: Id({ description: 'the user to delete' }),
