@@ -10,14 +10,20 @@
  * 5. role and activity: never of account 1 nor of oneself (no superuser can lock themselves out or
  *    demote the first account); never to or from the role `locked` (that is user-lock's job: it
  *    remembers the previous role and ends sessions);
- * 6. the shared pipeline (applyEdit): a role of the policy; the name normalised and free of links, the
+ * 6. one's own email change: the password, through the one credential check, and the new address is
+ *    unverified until user-set-emailverified confirms it, so a stolen session alone cannot move the
+ *    account to an address that then receives its password reset (docs/design.md, "Email changes");
+ *    a superuser correcting someone else's address needs neither;
+ * 7. the shared pipeline (applyEdit): a role of the policy; the name normalised and free of links, the
  *    email normalised, valid and unique.
  *
  * internal-user-edit is for the frontend's own use: it checks no permissions, so end-user input must
- * never reach it. It refuses the forbidden items (the spec names them), then unknown ones and types,
+ * never reach it. It refuses to change accounts 2 and 3 or account 1's role and activity, as user-edit
+ * does; it refuses the forbidden items (the spec names them), then unknown ones and types,
  * and runs the same pipeline without the end-user-only link check; extra_info is merged by
  * compare-and-swap on the stored text.
  */
+import { checkCredentials } from '../accounts/credentials.js';
 import { checkInitiator } from '../accounts/initiator.js';
 import { editedEmail, editedFullName, parseUpdate } from '../accounts/user-edits.js';
 import type { EditableKey, UserUpdate } from '../accounts/user-edits.js';
@@ -27,6 +33,7 @@ import { isBoundedDict, mergeDict } from '../domain/json-dict.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import type { userEditActions } from '../protocol/actions/user-edit.js';
+import { normaliseEmail } from '../protocol/index.js';
 import type { JsonObject, UserInfoDict } from '../protocol/index.js';
 import type { UserRecord } from '../store/index.js';
 import type { UserChanges } from '../store/index.js';
@@ -45,6 +52,8 @@ interface EditPlan {
   readonly update: UserUpdate;
   /** End users may not put a link in their name; the frontend's own edits may. */
   readonly refuseLinks: boolean;
+  /** A changed address starts unverified (one's own change through user-edit). */
+  readonly unverifyNewEmail: boolean;
   /** Records the audit event of a change of role or activity. */
   readonly audit: (changes: UserChanges, before: UserRecord) => void;
 }
@@ -82,6 +91,7 @@ async function write(
     const email = editedEmail(plan.update.email, before.email);
     if (email === null) return fail('invalid_email', none);
     changes.email = email;
+    if (plan.unverifyNewEmail && email !== before.email) changes.emailVerified = false;
   }
   const outcome = await deps.store.users.edit(plan.target, changes, deps.clock.now(), extraInfo);
   if (outcome === 'email_taken') return fail('email_taken', none);
@@ -131,6 +141,7 @@ const SUPERUSER_EDITABLE: ReadonlySet<EditableKey> = new Set(['full_name', 'emai
 
 const NOT_AVAILABLE = 'User session info not available for this user edit attempt.';
 const UPDATE_FAILED = 'User update failed.';
+const PASSWORD_DID_NOT_MATCH = 'Your password did not match.';
 
 const userEdit = defineAction('user-edit', {
   messages: {
@@ -151,6 +162,9 @@ const userEdit = defineAction('user-edit', {
       invalid_full_name: 'The full name provided is not valid: it must not be empty or contain a link.',
       invalid_email: "The email address provided doesn't seem to be a valid email address.",
       email_taken: "That email address can't be used for this account.",
+      wrong_credentials: PASSWORD_DID_NOT_MATCH,
+      temporarily_locked: PASSWORD_DID_NOT_MATCH,
+      user_inactive: PASSWORD_DID_NOT_MATCH,
     },
   },
   async handle(deps, input, meta) {
@@ -175,12 +189,24 @@ const userEdit = defineAction('user-edit', {
     if (standing && (current.userRole === 'locked' || update.userRole === 'locked')) {
       return fail('locked_via_user_lock', none);
     }
+    const ownEmailChange =
+      target === input.user_id && update.email !== undefined && normaliseEmail(update.email) !== current.email;
+    if (ownEmailChange) {
+      // A mistyped address is refused before the password is checked, so it costs no guess.
+      if (editedEmail(update.email, current.email) === null) return fail('invalid_email', none);
+      if (input.password === undefined) {
+        return invalid([{ param: 'password', problem: 'missing', required_type: 'str' }], none);
+      }
+      const check = await checkCredentials(deps, { userId: target }, input.password, meta);
+      if (!check.ok) return fail(check.code, none);
+    }
     return applyEdit(
       deps,
       {
         target,
         update,
         refuseLinks: true,
+        unverifyNewEmail: ownEmailChange,
         audit: (changes, before) =>
           deps.audit.record({
             event: 'user.edited',
@@ -233,6 +259,8 @@ const internalUserEdit = defineAction('internal-user-edit', {
   messages: {
     ok: 'User-info update successful.',
     failures: {
+      system_account: USER_EDIT_FAILED,
+      protected_account: USER_EDIT_FAILED,
       forbidden_update_keys: USER_EDIT_FAILED,
       user_not_found: 'User-info update failed.',
       invalid_full_name: USER_EDIT_FAILED,
@@ -245,15 +273,23 @@ const internalUserEdit = defineAction('internal-user-edit', {
   },
   async handle(deps, input, meta) {
     const target = input.target_userid;
+    // Trusted, yet the accounts the server relies on stay as they are: the anonymous visitor (a role of
+    // its own would reach every visitor's session), the dummy that equalises login timing, and the first
+    // superuser's role and activity.
+    if (target === ANONYMOUS_ID || target === DUMMY_ID) return fail('system_account', none);
     if (Object.keys(input.update_dict).some((key) => FORBIDDEN_USER_KEYS.has(key))) {
       return fail('forbidden_update_keys', none);
     }
     const parsed = parseUpdate(input.update_dict, INTERNAL_EDITABLE);
     if (!parsed.ok) return parsed.code === 'invalid_params' ? invalid(parsed.problems, none) : fail(parsed.code, none);
+    if (target === SUPERUSER_ID && (parsed.update.isActive !== undefined || parsed.update.userRole !== undefined)) {
+      return fail('protected_account', none);
+    }
     return applyMergingEdit(deps, {
       target,
       update: parsed.update,
       refuseLinks: false,
+      unverifyNewEmail: false,
       audit: (changes) =>
         deps.audit.record({
           event: 'user.edited',

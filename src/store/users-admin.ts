@@ -134,7 +134,10 @@ export function userAdmin({ User, Session }: Models): Admin {
       const changed = await User.query()
         .patch({
           email_verified: true,
-          is_active: true,
+          // A new sign-up (role `locked`) becomes an active user; an account in use only gets its changed
+          // address confirmed, so one a superuser deactivated stays so (docs/design.md, "Email changes").
+          // is_active stays before user_role: MySQL assigns left to right, so it must read the old role.
+          is_active: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', true, 'is_active']),
           user_role: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', 'authenticated', 'user_role']),
           last_updated: new Date(now),
         })

@@ -184,6 +184,11 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
         })
         .where('user_id', userId)
         .andWhere('email_verified', false)
+        // Only a sign-up never confirmed: an account in use whose changed address awaits confirmation,
+        // or one a superuser locked, is never overwritten (docs/design.md, "Email changes").
+        .andWhere('is_active', false)
+        .andWhere('user_role', 'locked')
+        .whereNull('previous_role')
         .andWhere((q) => {
           void q.whereNull('emailverify_sent_datetime').orWhere('emailverify_sent_datetime', '<=', t(notSentSince));
         });

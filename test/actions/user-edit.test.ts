@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openSession, storedRow } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, testHasher } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { refusals, reason } from '../helpers/refusals.js';
+import { CREDENTIAL_CHECK_COLUMNS, refusals, reason } from '../helpers/refusals.js';
 import { insertUsers } from '../helpers/users.js';
 import { sqlOf } from '../helpers/sql.js';
 
 const DAY = 86_400_000;
+const PASSWORD = 'the right horse battery';
+const USER_EDIT_FAILED = 'Invalid edit-user request: invalid update parameters.';
 const iso = (ms: number): string => new Date(ms).toISOString().replace('Z', '000+00:00');
 
 forEachDatabase((db) => {
@@ -18,7 +20,7 @@ forEachDatabase((db) => {
   before(async () => {
     server = await startTestServer({ database: db });
     await insertUsers(server.app.store, [
-      { userId: 4, role: 'authenticated', email: 'jane@example.org' },
+      { userId: 4, role: 'authenticated', email: 'jane@example.org', passwordHash: await testHasher.hash(PASSWORD) },
       { userId: 5, role: 'staff' },
       { userId: 6, role: 'superuser' },
       { userId: 7, role: 'authenticated', active: false },
@@ -40,19 +42,31 @@ forEachDatabase((db) => {
       target_userid: target,
       update_dict,
     });
+  /** User 4 changes their own email, with their password. */
+  const editOwn = (update_dict: unknown) =>
+    server.call('user-edit', {
+      user_id: 4,
+      user_role: 'authenticated',
+      session_token: token(4),
+      target_userid: 4,
+      update_dict,
+      password: PASSWORD,
+    });
 
   /** The refusal changes nothing, names its reason, shows a safe message and answers no user info. */
   const refused = refusals(() => server, {
+    items: (response) => assert.equal(response['user_info'] ?? null, null),
+  });
+  /** A refusal after the password check of an email change: only the check's own columns change. */
+  const refusedAfterCheck = refusals(() => server, {
+    writes: CREDENTIAL_CHECK_COLUMNS,
     items: (response) => assert.equal(response['user_info'] ?? null, null),
   });
 
   describe('user-edit', () => {
     it('lets a user change their own full_name and email, normalised, stamping last_updated', async () => {
       server.clock.advance(1234);
-      const reply = await edit(4, 'authenticated', 4, {
-        full_name: '  Jane\t\u00a0Q.   Public ',
-        email: 'Jane.Q@Example.ORG',
-      });
+      const reply = await editOwn({ full_name: '  Jane\t\u00a0Q.   Public ', email: 'Jane.Q@Example.ORG' });
       assert.equal(reply.success, true, JSON.stringify(reply));
       assert.deepEqual(reply.messages, ['User update successful.']);
       const info = reply.success ? reply.response.user_info : null;
@@ -227,7 +241,7 @@ forEachDatabase((db) => {
         `${'x'.repeat(10_000)}@example.org`,
       ]) {
         await refused(
-          edit(4, 'authenticated', 4, { email }),
+          editOwn({ email }),
           'invalid email',
           "The email address provided doesn't seem to be a valid email address.",
         );
@@ -255,8 +269,8 @@ forEachDatabase((db) => {
     });
 
     it('keeps emails unique, case-insensitively and under concurrent edits', async () => {
-      await refused(
-        edit(4, 'authenticated', 4, { email: 'USER5@example.org' }),
+      await refusedAfterCheck(
+        editOwn({ email: 'USER5@example.org' }),
         'email already in use by another user',
         "That email address can't be used for this account.",
       );
@@ -297,6 +311,35 @@ forEachDatabase((db) => {
       assert.equal(info?.is_active, false);
       assert.equal(info?.user_role, 'staff');
       assert.equal(info?.last_updated, iso(server.clock.now()));
+    });
+
+    it('never changes the system accounts 2 and 3, nor the role or activity of account 1', async () => {
+      const before2 = await storedRow(server.app.store, 2);
+      const before3 = await storedRow(server.app.store, 3);
+      for (const target of [2, 3]) {
+        for (const update of [{ user_role: 'superuser' }, { is_active: true }, { full_name: 'Visitor' }]) {
+          await refused(
+            internal(target, update),
+            "can't edit, lock or delete the system anonymous/locked accounts (2, 3)",
+            USER_EDIT_FAILED,
+          );
+        }
+      }
+      assert.deepEqual(await storedRow(server.app.store, 2), before2);
+      assert.deepEqual(await storedRow(server.app.store, 3), before3);
+      for (const update of [
+        { is_active: false },
+        { user_role: 'staff' },
+        { user_role: 'superuser', is_active: true },
+      ]) {
+        await refused(
+          internal(1, update),
+          "the role and activity of account 1 and of one's own account can't be edited",
+          USER_EDIT_FAILED,
+        );
+      }
+      const renamed = await internal(1, { full_name: 'The Admin' });
+      assert.equal(renamed.success, true, 'account 1 may still be renamed');
     });
 
     it('refuses every forbidden item of the spec and our own columns', async () => {
