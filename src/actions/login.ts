@@ -78,8 +78,9 @@ const userLogout = defineAction('user-logout', {
   async handle(deps, input, meta) {
     const tokenHash = hashToken(input.session_token);
     const session = await deps.store.sessions.find(tokenHash, deps.clock.now());
-    if (session === null) return fail('session_not_found', { user_id: input.user_id });
-    if (session.userId !== input.user_id) return fail('session_user_mismatch', { user_id: input.user_id });
+    // A failure names no user (the spec's None), not even the one that was sent.
+    if (session === null) return fail('session_not_found', { user_id: null });
+    if (session.userId !== input.user_id) return fail('session_user_mismatch', { user_id: null });
     // A concurrent logout may have deleted it first: logged out either way.
     await deps.store.sessions.delete(tokenHash);
     deps.audit.record({

@@ -211,12 +211,14 @@ forEachDatabase((db) => {
       const other = await server.call('user-logout', { session_token: token, user_id: 1 });
       assert.equal(!other.success && other.failure_reason, 'the session belongs to another user');
       assert.deepEqual(other.messages, ['Logout failed. Invalid session_token for user_id.']);
+      assert.equal(other.response.user_id, null, 'a failure names no user');
       const reply = await server.call('user-logout', { session_token: token, user_id: userId });
       assert.equal(reply.success, true);
       assert.deepEqual(reply.response, { user_id: userId });
       assert.deepEqual(reply.messages, ['Logout successful.']);
       const again = await server.call('user-logout', { session_token: token, user_id: userId });
       assert.equal(!again.success && again.failure_reason, 'session does not exist or expired');
+      assert.equal(again.response.user_id, null);
       const rows = await sqlOf(server.app.store)('sessions').where('token_hash', hashToken(token));
       assert.equal(rows.length, 0);
     });
