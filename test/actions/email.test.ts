@@ -264,3 +264,81 @@ describe('with a mail server that accepts TCP and never answers', () => {
     }
   });
 });
+
+describe('with a session whose user agent holds a paragraph of its own', () => {
+  // 1,024 characters (the most session-new takes) of line breaks, separators, a bidi override, tabs.
+  const PARAGRAPH =
+    '\r\n\r\nURGENT: your account is compromised.\r\nCall +1 555 0100 now.\u2028\u2029\u202E\t\u0085Security team\n';
+  const USER_AGENT = `Mozilla/5.0${PARAGRAPH.repeat(20)}`.slice(0, 1_024);
+  const BREAKS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+  let server: TestServer;
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await startSink();
+    server = await startTestServer({ config: emailConfig(sink.port) });
+  });
+  after(async () => {
+    await server.close();
+    await sink.close();
+  });
+
+  /** The browser's paragraph of the mail that reached `email`, in both bodies. */
+  function browserShown(email: string): { text: string; html: string } {
+    const [mail] = sentTo(sink, email);
+    assert.ok(mail, 'one mail arrived');
+    const text = /using the browser:\n\n([\s\S]*?)\n\nfrom the IP address/.exec(mail.parsed.text ?? '')?.[1];
+    const html = /using the browser:<\/p>\n<p>([\s\S]*?)<\/p>\n<p>from the IP address/.exec(
+      typeof mail.parsed.html === 'string' ? mail.parsed.html : '',
+    )?.[1];
+    assert.ok(text !== undefined && html !== undefined, 'the browser has its paragraph');
+    return { text, html };
+  }
+
+  function assertOneShortLine({ text, html }: { text: string; html: string }): void {
+    assert.ok(!BREAKS.test(text), `no control or line-break character: ${JSON.stringify(text)}`);
+    assert.ok(Array.from(text).length <= 200, `at most 200 characters, not ${Array.from(text).length}`);
+    assert.ok(text.startsWith('Mozilla/5.0 URGENT: your account is compromised. Call +1 555 0100 now. Security team'));
+    assert.ok(text.endsWith('…'), 'cut with an ellipsis');
+    assert.ok(!html.includes('<br>') && !BREAKS.test(html), `one line in the HTML too: ${JSON.stringify(html)}`);
+  }
+
+  it('the sign-up and forgot-password mails show it on one line of at most 200 characters', async () => {
+    assert.equal(USER_AGENT.length, 1_024);
+    const opened = await server.call('session-new', {
+      ip_address: '198.51.100.20',
+      user_agent: USER_AGENT,
+      user_id: null,
+      expires: 7,
+      extra_info_json: {},
+    });
+    assert.ok(opened.success, JSON.stringify(opened));
+    const session = opened.response.session_token;
+
+    const created = await server.call('user-new', {
+      email: 'agent@example.org',
+      password: GOOD_PASSWORD,
+      full_name: 'Jane Doe',
+    });
+    const signup = await server.call('user-sendemail-signup', {
+      ...common('agent@example.org', session),
+      created_info: created.response,
+      account_verify_url: '/verify',
+    });
+    assert.equal(signup.success, true, JSON.stringify(signup));
+    assertOneShortLine(browserShown('agent@example.org'));
+
+    const verified = await server.call('user-new', {
+      email: 'forgot@example.org',
+      password: GOOD_PASSWORD,
+      full_name: 'Jane Doe',
+    });
+    await markVerified(server, Number(verified.response.user_id));
+    const forgot = await server.call('user-sendemail-forgotpass', {
+      ...common('forgot@example.org', session),
+      password_forgot_url: '/reset',
+    });
+    assert.equal(forgot.success, true, JSON.stringify(forgot));
+    assertOneShortLine(browserShown('forgot@example.org'));
+  });
+});
