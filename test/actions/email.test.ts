@@ -8,7 +8,8 @@ import { GOOD_PASSWORD, markVerified, openSession, storedUser } from '../helpers
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startSilentServer, startSink } from '../mail/smtp-sink.js';
+import type { MailTimeouts } from '../../src/mail/mailer.js';
+import { startDribblingServer, startSilentServer, startSink } from '../mail/smtp-sink.js';
 import type { Received, SmtpSink } from '../mail/smtp-sink.js';
 
 const SENT = ['If that address belongs to an account, we have sent it an email.'];
@@ -17,8 +18,8 @@ const DAY = 86_400_000;
 const TOKEN = `eyJ1c2VyIjoiamFuZSJ9.${'Zm9vYmFy'.repeat(20)}.aGVsbG8td29ybGQ_-`;
 const SENDER = 'Example Auth <auth@example.org>';
 
-const emailConfig = (port: number) => ({
-  email: { server: '127.0.0.1', port, user: '', pass: '', sender: SENDER, tlsCa: null },
+const emailConfig = (port: number, timeouts: Partial<MailTimeouts> = {}) => ({
+  email: { server: '127.0.0.1', port, user: '', pass: '', sender: SENDER, tlsCa: null, timeouts },
 });
 
 const common = (email: string, session: string) => ({
@@ -261,6 +262,55 @@ describe('with a mail server that accepts TCP and never answers', () => {
     } finally {
       await server.close();
       await silent.close();
+    }
+  });
+});
+
+describe('with a mail server that answers one byte at a time', () => {
+  type MailAction = 'user-sendemail-signup' | 'user-sendemail-forgotpass';
+
+  it('both mails fail at the deadline, record nothing, leave no connection open', { timeout: 20_000 }, async () => {
+    const slow = await startDribblingServer(250);
+    // The deadline is 30 s in production; a test shortens it, as the other timeouts.
+    const server = await startTestServer({ config: emailConfig(slow.port, { sendMs: 1_500 }) });
+    try {
+      const signUp = async (email: string) => {
+        const reply = await server.call('user-new', { email, password: GOOD_PASSWORD, full_name: 'Jane Doe' });
+        return { info: reply.response, id: Number(reply.response.user_id) };
+      };
+      const timed = async (action: MailAction, body: Record<string, unknown>) => {
+        const started = Date.now();
+        const reply = await server.call(action, body);
+        return { reply, elapsed: Date.now() - started };
+      };
+      const session = await openSession(server);
+      const created = await signUp('dribble@example.org');
+      const verified = await signUp('dribble-forgot@example.org');
+      await markVerified(server, verified.id);
+      const marks = [await sentTimes(server, created.id), await sentTimes(server, verified.id)];
+      server.clock.advance(60_000);
+
+      const signup = await timed('user-sendemail-signup', {
+        ...common('dribble@example.org', session),
+        created_info: created.info,
+        account_verify_url: '/verify',
+      });
+      assertRefused(signup.reply, 'smtp_timeout');
+      assert.ok(signup.elapsed < 4_000, `answered after ${signup.elapsed} ms`);
+      await slow.drained(500);
+
+      const forgot = await timed('user-sendemail-forgotpass', {
+        ...common('dribble-forgot@example.org', session),
+        password_forgot_url: '/reset',
+      });
+      assertRefused(forgot.reply, 'smtp_timeout');
+      assert.ok(forgot.elapsed < 4_000, `answered after ${forgot.elapsed} ms`);
+      await slow.drained(500);
+
+      assert.deepEqual([await sentTimes(server, created.id), await sentTimes(server, verified.id)], marks);
+    } finally {
+      await server.close();
+      await slow.close();
     }
   });
 });
