@@ -12,7 +12,7 @@ import { hashToken } from '../domain/tokens.js';
 import { isSafeAddress, isSafeHeaderText } from '../mail/headers.js';
 import { buildLink } from '../mail/link.js';
 import type { MailFailure, MailMessage } from '../mail/mailer.js';
-import { forgotPassMail, signupMail } from '../mail/templates.js';
+import { forgotPassMail, mailFacts, signupMail } from '../mail/templates.js';
 import type { MailFacts } from '../mail/templates.js';
 import { formatDateTime } from '../protocol/index.js';
 import type { ActionInput } from '../protocol/index.js';
@@ -55,7 +55,8 @@ async function prepare(
   if (session === null) return { ok: false, code: 'session_not_found' };
   const user = await deps.store.users.byEmail(email);
   if (user === null) return { ok: false, code: 'email_ineligible' };
-  const facts: MailFacts = {
+  // mailFacts makes every value printed as text fit to print (docs/design.md, mail).
+  const facts = mailFacts({
     to: user.email,
     serverName: input.server_name,
     baseUrl: link.base,
@@ -64,7 +65,7 @@ async function prepare(
     expiry: `${formatDateTime(now + input.verification_expiry * 1000)} (UTC time)`,
     browser: session.userAgent.replace(/_/g, '.'),
     ipAddress: session.ipAddress,
-  };
+  });
   return { ok: true, value: { user, facts } };
 }
 

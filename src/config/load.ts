@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { RatePolicy } from '../admission/index.js';
 import type { WebhookTarget } from '../audit/webhooks.js';
 import type { LogLevel } from '../log/levels.js';
+import type { MailTimeouts } from '../mail/mailer.js';
 import type { AddressRange } from '../metrics/peers.js';
 import type { Keyring } from '../protocol/index.js';
 import type { PassHashSpec } from '../passwords/hashing.js';
@@ -35,6 +36,8 @@ export interface EmailSettings {
   readonly pass: string;
   readonly sender: string;
   readonly tlsCa: Buffer | null;
+  /** No configuration item sets these: the mail module's defaults hold, and tests shorten them. */
+  readonly timeouts?: Partial<MailTimeouts>;
 }
 
 export interface Config {

@@ -5,14 +5,24 @@
  * - credentials are sent only when both `emailuser` and `emailpass` are set, and to a server other
  *   than loopback only over TLS (`requireTLS`: a server that does not offer STARTTLS is refused);
  * - `emailtlsca` adds a private CA to the system's roots instead of turning verification off;
- * - timeouts of seconds, not nodemailer's minutes, so a dead server cannot hold a request.
+ * - timeouts of seconds, not nodemailer's minutes, so a dead server cannot hold a request, and one
+ *   deadline for the whole send (smtp.ts), so a slow one cannot either (docs/design.md, mail).
  */
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { SMTPTransportOptions } from 'nodemailer';
 import type { MailSettings, MailTimeouts } from './mailer.js';
 
-export const DEFAULT_TIMEOUTS: MailTimeouts = { connectionMs: 5_000, greetingMs: 5_000, socketMs: 15_000 };
+export const DEFAULT_TIMEOUTS: MailTimeouts = {
+  connectionMs: 5_000,
+  greetingMs: 5_000,
+  socketMs: 15_000,
+  sendMs: 30_000,
+};
+
+export function mailTimeouts(settings: MailSettings): MailTimeouts {
+  return { ...DEFAULT_TIMEOUTS, ...settings.timeouts };
+}
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
 
@@ -30,7 +40,7 @@ export function requiresTls(settings: MailSettings): boolean {
 }
 
 export function transportOptions(settings: MailSettings): SMTPTransportOptions {
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...settings.timeouts };
+  const timeouts = mailTimeouts(settings);
   return {
     host: settings.server,
     port: settings.port,
@@ -47,6 +57,9 @@ export function transportOptions(settings: MailSettings): SMTPTransportOptions {
     greetingTimeout: timeouts.greetingMs,
     socketTimeout: timeouts.socketMs,
     dnsTimeout: timeouts.connectionMs,
+    // Closing destroys the socket rather than ending it and waiting (5 s by default) for the server's
+    // FIN: after the deadline a server may go on writing, and after a send nothing is left to say.
+    socketCloseTimeout: 0,
     disableFileAccess: true,
     disableUrlAccess: true,
   };

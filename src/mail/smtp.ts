@@ -1,11 +1,13 @@
 /**
  * The nodemailer adapter of the Mailer port. Headers are checked before any connection is made
- * (headers.ts); a failed send answers with its SMTP error class, never throws.
+ * (headers.ts); a failed send answers with its SMTP error class, never throws. Each send has one
+ * overall deadline (docs/design.md, mail): the timeouts bound silence, and a server answering a
+ * byte every few seconds is never silent for long.
  */
 import type { Transporter } from 'nodemailer';
 import { isSafeAddress, isSafeHeaderText, parseMailbox } from './headers.js';
 import type { MailFailure, Mailer, MailMessage, MailSettings, SendResult } from './mailer.js';
-import { requiresTls, transportOptions } from './smtp-options.js';
+import { mailTimeouts, requiresTls, transportOptions } from './smtp-options.js';
 
 /** The configuration's documented default. */
 const DEFAULT_SENDER = 'authsvc <authsvc@localhost>';
@@ -60,6 +62,7 @@ export function createSmtpMailer(settings: MailSettings, now: () => number = () 
     (transport ??= import('nodemailer').then(({ createTransport }) => createTransport(transportOptions(settings))));
   const sender = parseMailbox(settings.sender === '' ? DEFAULT_SENDER : settings.sender);
   const tlsRequired = requiresTls(settings);
+  const deadlineMs = mailTimeouts(settings).sendMs;
 
   return {
     async send(message: MailMessage): Promise<SendResult> {
@@ -67,6 +70,9 @@ export function createSmtpMailer(settings: MailSettings, now: () => number = () 
         return { ok: false, failure: 'email_header_refused', detail: 'a header item holds control characters' };
       }
       const started = now();
+      // Aborting makes nodemailer fail the send at once and close (destroy) its connection.
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), deadlineMs);
       try {
         await (
           await transportOnce()
@@ -77,10 +83,16 @@ export function createSmtpMailer(settings: MailSettings, now: () => number = () 
           subject: message.subject,
           text: message.text,
           html: message.html,
+          signal: deadline.signal,
         });
         return { ok: true, elapsedMs: now() - started };
       } catch (error) {
+        if (deadline.signal.aborted) {
+          return { ok: false, failure: 'smtp_timeout', detail: `code=DEADLINE ms=${deadlineMs}` };
+        }
         return { ok: false, failure: classify(error, tlsRequired), detail: describe(error) };
+      } finally {
+        clearTimeout(timer);
       }
     },
   };

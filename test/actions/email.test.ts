@@ -8,7 +8,8 @@ import { GOOD_PASSWORD, markVerified, openSession, storedUser } from '../helpers
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startSilentServer, startSink } from '../mail/smtp-sink.js';
+import type { MailTimeouts } from '../../src/mail/mailer.js';
+import { startDribblingServer, startSilentServer, startSink } from '../mail/smtp-sink.js';
 import type { Received, SmtpSink } from '../mail/smtp-sink.js';
 
 const SENT = ['If that address belongs to an account, we have sent it an email.'];
@@ -17,8 +18,8 @@ const DAY = 86_400_000;
 const TOKEN = `eyJ1c2VyIjoiamFuZSJ9.${'Zm9vYmFy'.repeat(20)}.aGVsbG8td29ybGQ_-`;
 const SENDER = 'Example Auth <auth@example.org>';
 
-const emailConfig = (port: number) => ({
-  email: { server: '127.0.0.1', port, user: '', pass: '', sender: SENDER, tlsCa: null },
+const emailConfig = (port: number, timeouts: Partial<MailTimeouts> = {}) => ({
+  email: { server: '127.0.0.1', port, user: '', pass: '', sender: SENDER, tlsCa: null, timeouts },
 });
 
 const common = (email: string, session: string) => ({
@@ -262,5 +263,132 @@ describe('with a mail server that accepts TCP and never answers', () => {
       await server.close();
       await silent.close();
     }
+  });
+});
+
+describe('with a mail server that answers one byte at a time', () => {
+  type MailAction = 'user-sendemail-signup' | 'user-sendemail-forgotpass';
+
+  it('both mails fail at the deadline, record nothing, leave no connection open', { timeout: 20_000 }, async () => {
+    const slow = await startDribblingServer(250);
+    // The deadline is 30 s in production; a test shortens it, as the other timeouts.
+    const server = await startTestServer({ config: emailConfig(slow.port, { sendMs: 1_500 }) });
+    try {
+      const signUp = async (email: string) => {
+        const reply = await server.call('user-new', { email, password: GOOD_PASSWORD, full_name: 'Jane Doe' });
+        return { info: reply.response, id: Number(reply.response.user_id) };
+      };
+      const timed = async (action: MailAction, body: Record<string, unknown>) => {
+        const started = Date.now();
+        const reply = await server.call(action, body);
+        return { reply, elapsed: Date.now() - started };
+      };
+      const session = await openSession(server);
+      const created = await signUp('dribble@example.org');
+      const verified = await signUp('dribble-forgot@example.org');
+      await markVerified(server, verified.id);
+      const marks = [await sentTimes(server, created.id), await sentTimes(server, verified.id)];
+      server.clock.advance(60_000);
+
+      const signup = await timed('user-sendemail-signup', {
+        ...common('dribble@example.org', session),
+        created_info: created.info,
+        account_verify_url: '/verify',
+      });
+      assertRefused(signup.reply, 'smtp_timeout');
+      assert.ok(signup.elapsed < 4_000, `answered after ${signup.elapsed} ms`);
+      await slow.drained(500);
+
+      const forgot = await timed('user-sendemail-forgotpass', {
+        ...common('dribble-forgot@example.org', session),
+        password_forgot_url: '/reset',
+      });
+      assertRefused(forgot.reply, 'smtp_timeout');
+      assert.ok(forgot.elapsed < 4_000, `answered after ${forgot.elapsed} ms`);
+      await slow.drained(500);
+
+      assert.deepEqual([await sentTimes(server, created.id), await sentTimes(server, verified.id)], marks);
+    } finally {
+      await server.close();
+      await slow.close();
+    }
+  });
+});
+
+describe('with a session whose user agent holds a paragraph of its own', () => {
+  // 1,024 characters (the most session-new takes) of line breaks, separators, a bidi override, tabs.
+  const PARAGRAPH =
+    '\r\n\r\nURGENT: your account is compromised.\r\nCall +1 555 0100 now.\u2028\u2029\u202E\t\u0085Security team\n';
+  const USER_AGENT = `Mozilla/5.0${PARAGRAPH.repeat(20)}`.slice(0, 1_024);
+  const BREAKS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+  let server: TestServer;
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await startSink();
+    server = await startTestServer({ config: emailConfig(sink.port) });
+  });
+  after(async () => {
+    await server.close();
+    await sink.close();
+  });
+
+  /** The browser's paragraph of the mail that reached `email`, in both bodies. */
+  function browserShown(email: string): { text: string; html: string } {
+    const [mail] = sentTo(sink, email);
+    assert.ok(mail, 'one mail arrived');
+    const text = /using the browser:\n\n([\s\S]*?)\n\nfrom the IP address/.exec(mail.parsed.text ?? '')?.[1];
+    const html = /using the browser:<\/p>\n<p>([\s\S]*?)<\/p>\n<p>from the IP address/.exec(
+      typeof mail.parsed.html === 'string' ? mail.parsed.html : '',
+    )?.[1];
+    assert.ok(text !== undefined && html !== undefined, 'the browser has its paragraph');
+    return { text, html };
+  }
+
+  function assertOneShortLine({ text, html }: { text: string; html: string }): void {
+    assert.ok(!BREAKS.test(text), `no control or line-break character: ${JSON.stringify(text)}`);
+    assert.ok(Array.from(text).length <= 200, `at most 200 characters, not ${Array.from(text).length}`);
+    assert.ok(text.startsWith('Mozilla/5.0 URGENT: your account is compromised. Call +1 555 0100 now. Security team'));
+    assert.ok(text.endsWith('…'), 'cut with an ellipsis');
+    assert.ok(!html.includes('<br>') && !BREAKS.test(html), `one line in the HTML too: ${JSON.stringify(html)}`);
+  }
+
+  it('the sign-up and forgot-password mails show it on one line of at most 200 characters', async () => {
+    assert.equal(USER_AGENT.length, 1_024);
+    const opened = await server.call('session-new', {
+      ip_address: '198.51.100.20',
+      user_agent: USER_AGENT,
+      user_id: null,
+      expires: 7,
+      extra_info_json: {},
+    });
+    assert.ok(opened.success, JSON.stringify(opened));
+    const session = opened.response.session_token;
+
+    const created = await server.call('user-new', {
+      email: 'agent@example.org',
+      password: GOOD_PASSWORD,
+      full_name: 'Jane Doe',
+    });
+    const signup = await server.call('user-sendemail-signup', {
+      ...common('agent@example.org', session),
+      created_info: created.response,
+      account_verify_url: '/verify',
+    });
+    assert.equal(signup.success, true, JSON.stringify(signup));
+    assertOneShortLine(browserShown('agent@example.org'));
+
+    const verified = await server.call('user-new', {
+      email: 'forgot@example.org',
+      password: GOOD_PASSWORD,
+      full_name: 'Jane Doe',
+    });
+    await markVerified(server, Number(verified.response.user_id));
+    const forgot = await server.call('user-sendemail-forgotpass', {
+      ...common('forgot@example.org', session),
+      password_forgot_url: '/reset',
+    });
+    assert.equal(forgot.success, true, JSON.stringify(forgot));
+    assertOneShortLine(browserShown('forgot@example.org'));
   });
 });

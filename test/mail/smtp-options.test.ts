@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MailSettings } from '../../src/mail/mailer.js';
-import { isLoopback, transportOptions } from '../../src/mail/smtp-options.js';
+import { isLoopback, mailTimeouts, transportOptions } from '../../src/mail/smtp-options.js';
 
 const base: MailSettings = {
   server: 'smtp.example.org',
@@ -41,6 +41,12 @@ describe('SMTP transport options', () => {
     for (const key of ['connectionTimeout', 'greetingTimeout', 'socketTimeout'] as const) {
       assert.ok((options[key] ?? Infinity) <= 15_000, key);
     }
+  });
+
+  it('end each send within 30 s, destroying the socket rather than waiting for the server', () => {
+    assert.equal(mailTimeouts(base).sendMs, 30_000);
+    assert.equal(mailTimeouts({ ...base, timeouts: { sendMs: 1_500 } }).sendMs, 1_500);
+    assert.equal(transportOptions(base).socketCloseTimeout, 0);
   });
 
   it('add emailtlsca to the system roots rather than replacing them', () => {

@@ -1,7 +1,7 @@
 /**
  * A real SMTP server for the mail tests (`smtp-server`), keeping every message it accepted parsed
- * by `mailparser`, plus a server that accepts TCP and never answers, and a self-signed certificate
- * made with the `openssl` CLI.
+ * by `mailparser`, plus a server that accepts TCP and never answers, one that answers one byte at a
+ * time, and a self-signed certificate made with the `openssl` CLI.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -109,6 +109,90 @@ export async function startSilentServer(): Promise<{ port: number; close(): Prom
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface DribblingServer {
+  readonly port: number;
+  /** Connections still open on the server's side. */
+  openSockets(): number;
+  /** Resolves once no connection is open (or rejects after `withinMs`). */
+  drained(withinMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A slow SMTP server: the greeting at once, then every reply one byte every `intervalMs` (each byte
+ * resets an idle timer, so only an overall deadline ends the send). It answers EHLO without
+ * extensions (no STARTTLS, no PIPELINING), MAIL, RCPT, DATA and the message's end, in that order.
+ */
+export async function startDribblingServer(intervalMs: number): Promise<DribblingServer> {
+  const sockets = new Set<Socket>();
+  // allowHalfOpen: like a hostile server, it goes on writing after the client's FIN; only the client
+  // destroying its socket ends the connection.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    const timers = new Set<NodeJS.Timeout>();
+    socket.on('close', () => {
+      sockets.delete(socket);
+      for (const timer of timers) clearInterval(timer);
+    });
+    socket.on('error', () => socket.destroy());
+    const dribble = (reply: string): void => {
+      let next = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed || next >= reply.length) {
+          clearInterval(timer);
+          timers.delete(timer);
+          return;
+        }
+        socket.write(reply.charAt(next++));
+      }, intervalMs);
+      timers.add(timer);
+    };
+    let inData = false;
+    let pending = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      pending += chunk;
+      if (inData) {
+        const end = pending.indexOf('\r\n.\r\n');
+        if (end === -1) return;
+        pending = pending.slice(end + 5);
+        inData = false;
+        dribble('250 2.0.0 queued\r\n');
+      }
+      let eol: number;
+      while (!inData && (eol = pending.indexOf('\r\n')) !== -1) {
+        const verb = pending.slice(0, eol).split(' ', 1)[0]?.toUpperCase() ?? '';
+        pending = pending.slice(eol + 2);
+        if (verb === 'DATA') {
+          inData = true;
+          dribble('354 go ahead\r\n');
+        } else if (verb === 'QUIT') {
+          dribble('221 bye\r\n');
+        } else {
+          dribble(verb === 'EHLO' || verb === 'HELO' ? '250 slow.test\r\n' : '250 2.1.0 ok\r\n');
+        }
+      }
+    });
+    socket.write('220 slow.test ESMTP\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    openSockets: () => sockets.size,
+    async drained(withinMs) {
+      const until = Date.now() + withinMs;
+      while (sockets.size > 0) {
+        if (Date.now() > until) throw new Error(`${sockets.size} connection(s) still open after ${withinMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     close() {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));

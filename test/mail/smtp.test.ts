@@ -3,7 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { MailMessage, MailSettings } from '../../src/mail/mailer.js';
 import { createSmtpMailer } from '../../src/mail/smtp.js';
-import { selfSignedCertificate, startSilentServer, startSink } from './smtp-sink.js';
+import { selfSignedCertificate, startDribblingServer, startSilentServer, startSink } from './smtp-sink.js';
 import type { SmtpSink } from './smtp-sink.js';
 
 const message: MailMessage = {
@@ -158,6 +158,30 @@ describe('the SMTP mailer (nodemailer) against a real smtp-server', () => {
         assert.ok(elapsed < 3_000, `answered after ${elapsed} ms`);
       } finally {
         await silent.close();
+      }
+    });
+  });
+
+  describe('a server that answers one byte at a time', () => {
+    // Each byte comes well within the socket timeout, so only the overall deadline ends the send.
+    it('fails at the overall deadline, closing the connection', { timeout: 15_000 }, async () => {
+      const slow = await startDribblingServer(250);
+      try {
+        const mailer = createSmtpMailer(
+          settings(
+            { port: slow.port },
+            { timeouts: { connectionMs: 1_000, greetingMs: 1_000, socketMs: 2_000, sendMs: 1_500 } },
+          ),
+        );
+        const started = Date.now();
+        const sent = await mailer.send(message);
+        const elapsed = Date.now() - started;
+        assert.equal(sent.ok ? null : sent.failure, 'smtp_timeout', JSON.stringify(sent));
+        assert.ok(elapsed >= 1_400 && elapsed < 4_000, `answered after ${elapsed} ms`);
+        // The server goes on writing after a FIN: only a destroyed socket ends the connection.
+        await slow.drained(500);
+      } finally {
+        await slow.close();
       }
     });
   });
