@@ -76,7 +76,9 @@ forEachDatabase((db) => {
         assert.equal(other.verifications, 1, `${name}: exactly one password verification`);
         const response = other.reply['response'] as Record<string, unknown>;
         assert.equal(response['user_id'], null, `${name}: user_id is null`);
-        assert.equal(response['user_role'], null, `${name}: user_role is null`);
+        for (const [item, value] of Object.entries(response)) {
+          if (item !== 'pad' && item !== 'failure_reason') assert.equal(value, null, `${name}: ${item} is null`);
+        }
       }
       assert.ok(
         model.statements.some((sql) => /^update\b/i.test(sql)),
@@ -125,6 +127,54 @@ forEachDatabase((db) => {
         wrongPassword: await check(active, WRONG),
         temporarilyLocked: await check(locked, GOOD_PASSWORD),
         inactive: await check(inactive, GOOD_PASSWORD),
+      });
+    });
+
+    it('user-changepass-nosession: unknown, mismatched email, wrong password, locked and inactive run alike', async () => {
+      const change = (userId: number, email: string, password: string) =>
+        attempt('user-changepass-nosession', {
+          user_id: userId,
+          full_name: 'Jane Doe',
+          email,
+          current_password: password,
+          new_password: 'quarry-lantern-mossy-77',
+        });
+      assertAlike({
+        unknown: await change(999_999, 'nobody@example.org', GOOD_PASSWORD),
+        mismatchedEmail: await change(active, 'locked@example.org', GOOD_PASSWORD),
+        wrongPassword: await change(active, 'active@example.org', WRONG),
+        temporarilyLocked: await change(locked, 'locked@example.org', GOOD_PASSWORD),
+        inactive: await change(inactive, 'inactive@example.org', GOOD_PASSWORD),
+      });
+    });
+
+    it("user-changepass: wrong password, locked and inactive run alike on the session's user", async () => {
+      const change = async (userId: number, email: string, password: string) =>
+        attempt('user-changepass', {
+          user_id: userId,
+          session_token: await openSession(server, userId),
+          full_name: 'Jane Doe',
+          email,
+          current_password: password,
+          new_password: 'quarry-lantern-mossy-77',
+        });
+      assertAlike({
+        wrongPassword: await change(active, 'active@example.org', WRONG),
+        mismatchedEmail: await change(active, 'locked@example.org', GOOD_PASSWORD),
+        temporarilyLocked: await change(locked, 'locked@example.org', GOOD_PASSWORD),
+        inactive: await change(inactive, 'inactive@example.org', GOOD_PASSWORD),
+      });
+    });
+
+    it('user-delete: unknown, mismatched email, wrong password, locked and inactive run alike', async () => {
+      const remove = (userId: number, email: string, password: string) =>
+        attempt('user-delete', { user_id: userId, email, password });
+      assertAlike({
+        unknown: await remove(999_999, 'nobody@example.org', GOOD_PASSWORD),
+        mismatchedEmail: await remove(active, 'locked@example.org', GOOD_PASSWORD),
+        wrongPassword: await remove(active, 'active@example.org', WRONG),
+        temporarilyLocked: await remove(locked, 'locked@example.org', GOOD_PASSWORD),
+        inactive: await remove(inactive, 'inactive@example.org', GOOD_PASSWORD),
       });
     });
 

@@ -39,6 +39,7 @@ export const passwordActions = {
       "Changes a user's password, with a valid session of that user and the current password; ends the user's other " +
       'sessions and revokes their no-session API keys.',
     changesState: true,
+    padFailures: true,
     rate: USER_RATE,
     failures: [
       'session_not_found',
@@ -63,6 +64,7 @@ export const passwordActions = {
       "Changes a user's password with the current password; ends all the user's sessions and revokes their " +
       'no-session API keys.',
     changesState: true,
+    padFailures: true,
     rate: USER_RATE,
     failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'password_unchanged', 'insecure_password'],
     input: Type.Object({

@@ -9,6 +9,7 @@ export const userDeleteActions = {
       'Deletes a user matching both user_id and email, with their sessions and keys. The password (of an active account, ' +
       'checked and counted like a login) is needed unless session_token is a superuser’s session; superusers and accounts 1–3 cannot be deleted.',
     changesState: true,
+    padFailures: true,
     rate: USER_RATE,
     failures: [
       'system_account',

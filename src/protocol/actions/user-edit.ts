@@ -13,6 +13,7 @@ export const userEditActions = {
       'own email needs the password (checked and counted like a login), and the new address is unverified until ' +
       'user-set-emailverified confirms it.',
     changesState: true,
+    padFailures: true,
     rate: USER_RATE,
     failures: [
       'system_account',
