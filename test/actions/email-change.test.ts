@@ -119,6 +119,24 @@ forEachDatabase((db) => {
       const login = await server.call('user-passcheck-nosession', { email: address, password: GOOD_PASSWORD });
       assert.equal(login.success, true, 'the password still opens the account under its new address');
 
+      // The documented flow: the verification mail goes to the new address as at sign-up.
+      const mail = await server.call('user-sendemail-signup', {
+        email_address: address,
+        session_token: user.session,
+        server_name: 'Example Server',
+        server_baseurl: 'https://app.example.org/',
+        verification_token: 'change-token',
+        verification_expiry: 900,
+        account_verify_url: '/users/verify',
+        created_info: { user_id: user.userId, send_verification: true },
+      });
+      assert.equal(mail.success, true, JSON.stringify(mail));
+      assert.equal(
+        sink.received.filter((r) => r.envelopeTo.includes(address)).length,
+        1,
+        'one mail to the new address',
+      );
+
       const verified = await server.call('user-set-emailverified', { email: address });
       assert.equal(verified.success, true, JSON.stringify(verified));
       assert.equal(verified.response.user_role, 'authenticated', 'the role is unchanged');
