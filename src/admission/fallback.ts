@@ -1,15 +1,20 @@
 /**
  * Redis when it answers, else the instance's own exact store (the cluster primary with workers, memory
- * with one), so a Redis outage never stops the server (DESIGN decision 20). The outage is logged once at
- * warn; while it lasts Redis is probed every `probeMs` in the background (requests never wait on a dead
- * Redis), and the first answer switches back, logged at info. State is not copied either way: limits
- * restart from the local store's view, which errs towards letting clients through.
+ * with one) for what that store can decide alone: rate limits and the login back-off (DESIGN decision 20).
+ * Replay is the exception (docs/design.md, replay during a Redis outage): while Redis is configured but
+ * not answering, an admission that carries a replay entry is answered `unavailable` (503) and recorded
+ * nowhere, because no local set knows what other instances, or this one before the outage, accepted;
+ * and since nothing is accepted meanwhile, nothing needs carrying back to Redis. The outage is logged
+ * once at warn; while it lasts Redis is probed every `probeMs` in the background (requests never wait on
+ * a dead Redis), and the first answer switches back, logged at info. Limits restart from the local
+ * store's view, which errs towards letting clients through.
  */
 import type { Logger } from '../log/logger.js';
 import type { Bucket } from './gcra.js';
-import type { AdmissionStatus, AdmissionStore, ReplayEntry } from './store.js';
+import type { Admission, AdmissionStatus, AdmissionStore, ReplayEntry } from './store.js';
 
 export interface RemoteStore extends AdmissionStore {
+  /** Resolves when Redis answers; a probe that is not answered also gets the store a fresh connection. */
   ping(): Promise<void>;
 }
 
@@ -18,6 +23,11 @@ export interface FallbackStore extends AdmissionStore {
   /** Stops the probe timer. */
   close(): void;
 }
+
+export const REDIS_DOWN_MESSAGE =
+  'redis unavailable: state-changing requests are refused (503) and rate limits are on the local store until it answers';
+
+const UNAVAILABLE: Admission = { kind: 'unavailable' };
 
 export function fallbackStore(
   remote: RemoteStore | null,
@@ -37,7 +47,7 @@ export function fallbackStore(
         down = false;
         clearInterval(probe);
         probe = undefined;
-        logger.info('redis answers again: admission back on redis');
+        logger.info('redis answers again: admission back on redis, state-changing requests accepted again');
       },
       () => undefined,
     );
@@ -46,7 +56,7 @@ export function fallbackStore(
   const markDown = (error: unknown): void => {
     if (down) return;
     down = true;
-    logger.warn('redis unavailable: admission on the local store until it answers', {
+    logger.warn(REDIS_DOWN_MESSAGE, {
       cause: error instanceof Error ? error.message : String(error),
     });
     probe = setInterval(recover, probeMs);
@@ -54,19 +64,22 @@ export function fallbackStore(
     options.onFallback?.();
   };
 
-  async function use<T>(call: (store: AdmissionStore) => Promise<T>): Promise<T> {
-    if (remote === null || down) return call(local);
+  /** `unanswered`, when given, is the answer while Redis does not answer: the local store cannot decide the call. */
+  async function use<T>(call: (store: AdmissionStore) => Promise<T>, unanswered?: T): Promise<T> {
+    if (remote === null) return call(local);
+    if (down) return unanswered ?? call(local);
     try {
       return await call(remote);
     } catch (error) {
+      // Redis may have run the call before its answer was lost: refusing stays safe either way.
       markDown(error);
-      return call(local);
+      return unanswered ?? call(local);
     }
   }
 
   return {
     admit: (buckets: readonly Bucket[], replay: ReplayEntry | undefined, nowMs: number) =>
-      use((s) => s.admit(buckets, replay, nowMs)),
+      use((s) => s.admit(buckets, replay, nowMs), replay === undefined ? undefined : UNAVAILABLE),
     failure: (emailKey, nowMs) => use((s) => s.failure(emailKey, nowMs)),
     success: (emailKey) => use((s) => s.success(emailKey)),
     waitFor: (emailKey, nowMs) => use((s) => s.waitFor(emailKey, nowMs)),

@@ -3,6 +3,11 @@
  * (redis-script.ts). Options follow traps.md R5: no offline queue and short timeouts, so a Redis
  * that is down or hanging fails a request in about 100 ms and the fallback (fallback.ts) answers.
  * TLS (`rediss://`), user and password come from the URL.
+ *
+ * A connection that lost bytes stays open in ioredis, every later answer matched to the wrong command,
+ * so every command times out for as long as it lives. ioredis cannot see that; a ping that
+ * gets no answer over an open connection can, and replaces the connection (docs/design.md, replay during
+ * a Redis outage: back on Redis within 5 s of it answering).
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -37,8 +42,12 @@ export function redisAdmissionStore(url: string, options: RedisStoreOptions = {}
     commandTimeout: options.commandTimeoutMs ?? 150,
     connectTimeout: options.connectTimeoutMs ?? 500,
     enableAutoPipelining: true,
-    // Keep reconnecting in the background, at most every 2 s, for as long as the store lives.
-    retryStrategy: (times) => Math.min(times * 100, 2000),
+    // Keep reconnecting in the background, at most every second, for as long as the store lives: a
+    // probe's second plus this second stay within the 5 s promised for getting back on Redis.
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+    // A command whose answer was lost has already been answered (503, or the local store): sending it
+    // again on the next connection would apply it twice.
+    autoResendUnfulfilledCommands: false,
     lazyConnect: false,
   });
   // Connection errors surface as failed commands; without a listener ioredis would print each one.
@@ -75,7 +84,14 @@ export function redisAdmissionStore(url: string, options: RedisStoreOptions = {}
       return backoffWaitMs(Number((await redis.get(prefix + emailKey)) ?? 0));
     },
     async ping() {
-      await redis.ping();
+      try {
+        await redis.ping();
+      } catch (error) {
+        // Open ('ready', or 'connect' with its ready check unanswered) yet silent: start afresh. Otherwise
+        // ioredis is already reconnecting by itself.
+        if (redis.status === 'ready' || redis.status === 'connect') redis.disconnect(true);
+        throw error;
+      }
     },
     ready(timeoutMs = 2000) {
       if (redis.status === 'ready') return Promise.resolve();

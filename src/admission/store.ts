@@ -17,7 +17,12 @@ export type Admission =
   /** Refused with 429; nothing was consumed and the replay key was not recorded. */
   | { readonly kind: 'rate-limited'; readonly retryAfterMs: number; readonly bucket: Bucket }
   /** The token was seen before; no rate was consumed. */
-  | { readonly kind: 'replayed' };
+  | { readonly kind: 'replayed' }
+  /**
+   * The replay set cannot be consulted (Redis is configured but not answering): refused with 503,
+   * nothing consumed or recorded (docs/design.md, replay during a Redis outage).
+   */
+  | { readonly kind: 'unavailable' };
 
 export interface AdmissionStore {
   admit(buckets: readonly Bucket[], replay: ReplayEntry | undefined, nowMs: number): Promise<Admission>;

@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { fallbackStore } from '../../src/admission/fallback.js';
+import { fallbackStore, REDIS_DOWN_MESSAGE } from '../../src/admission/fallback.js';
 import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
+import { replayKey } from '../../src/admission/replay.js';
 import { redisAdmissionStore } from '../../src/admission/redis-store.js';
 import type { Logger } from '../../src/log/logger.js';
 import { eventually, freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
@@ -28,7 +30,7 @@ describe('the Redis fallback', { skip: hasRedisServer ? false : 'redis-server is
     assert.equal(store.status(), 'unused');
   });
 
-  it('keeps answering exactly from the local store while Redis is down, and goes back when it returns', async () => {
+  it('limits exactly on the local store and refuses replay checks while Redis is down, and goes back when it returns', async () => {
     const port = await freePort();
     started.push(await startRedis(port));
     const remote = redisAdmissionStore(`redis://127.0.0.1:${port}`, { prefix: 'fault:' });
@@ -48,15 +50,20 @@ describe('the Redis fallback', { skip: hasRedisServer ? false : 'redis-server is
       // The local store starts afresh and is exact: 10 of 30, then refusals.
       assert.equal(answers.filter((k) => k === 'ok').length, 10);
       assert.equal(await store.failure('b:someone', now), 1);
+      // Replay cannot be checked without Redis: refused, and recorded nowhere.
+      const replay = { key: replayKey(randomBytes(32)), expiresAtMs: now + 60_000 };
+      assert.equal((await store.admit(list, replay, now + 60_000)).kind, 'unavailable');
       assert.deepEqual(
         logger.lines.filter((l) => l.level === 'warn').map((l) => l.message),
-        ['redis unavailable: admission on the local store until it answers'],
+        [REDIS_DOWN_MESSAGE],
       );
 
       started.push(await startRedis(port));
       await eventually(() => store.status() === 'ok');
-      // Back on the restarted (empty) Redis: a fresh bucket again.
+      // Back on the restarted (empty) Redis: a fresh bucket again, and the refused token goes through once.
       assert.equal((await store.admit(list, undefined, now)).kind, 'ok');
+      assert.equal((await store.admit([], replay, now)).kind, 'ok');
+      assert.equal((await store.admit([], replay, now)).kind, 'replayed');
       assert.equal(logger.lines.filter((l) => l.level === 'warn').length, 1);
       assert.equal(logger.lines.filter((l) => l.level === 'info').length, 1);
     } finally {

@@ -1,12 +1,14 @@
 /**
- * Redis dies mid-run: the server keeps answering (limits and replay on its own store), says so once at
- * warn and in /health, and goes back to Redis when it returns. The test starts and kills its OWN
- * redis-server on a free port; the machine's Redis is never touched.
+ * Redis dies mid-run: the server keeps answering what needs no replay check (rate limits on its own
+ * store), refuses state-changing requests with 503 (docs/design.md, replay during a Redis outage), says
+ * so once at warn and in /health, and goes back to Redis when it returns. The test starts and kills its
+ * OWN redis-server on a free port; the machine's Redis is never touched.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_RATE_POLICY } from '../../src/admission/index.js';
+import { REDIS_DOWN_MESSAGE } from '../../src/admission/fallback.js';
 import { freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -36,6 +38,8 @@ describe('a Redis outage through HTTP', { skip }, () => {
       reqid: 1,
       client_ipaddr: '192.0.2.1',
     });
+  const sessionExists = () =>
+    server.seal({ request: 'session-exists', body: { session_token: 'none' }, reqid: 1, client_ipaddr: '192.0.2.1' });
   const redisHealth = async (): Promise<unknown> =>
     ((await (await fetch(new URL('/health', server.url))).json()) as Record<string, unknown>)['redis'];
 
@@ -44,14 +48,20 @@ describe('a Redis outage through HTTP', { skip }, () => {
     assert.equal(await redisHealth(), 'ok');
   });
 
-  it('keeps answering, and refusing replays, once Redis is killed; reports it down, warned once', async () => {
+  it('refuses state-changing requests with 503 once Redis is killed, answers reads; reports it down, warned once', async () => {
     await stopRedis(redis);
-    for (let i = 0; i < 5; i++) assert.equal((await server.post(sessionNew())).status, 200);
-    const token = sessionNew();
-    assert.equal((await server.post(token)).status, 200);
-    assert.equal((await server.post(token)).status, 401);
+    for (let i = 0; i < 5; i++) {
+      const refused = await server.post(sessionNew());
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get('retry-after'), '1');
+    }
+    assert.equal((await server.post(sessionExists())).status, 200);
     assert.equal(await redisHealth(), 'down');
-    assert.equal(server.logs.filter((l) => l.level === 'warn' && /redis unavailable/.test(l.message)).length, 1);
+    const warned = server.logs.filter((l) => l.level === 'warn' && /redis unavailable/.test(l.message));
+    assert.deepEqual(
+      warned.map((l) => l.message),
+      [REDIS_DOWN_MESSAGE],
+    );
   });
 
   it('reports down from the start when Redis does not answer then', async () => {
@@ -60,8 +70,7 @@ describe('a Redis outage through HTTP', { skip }, () => {
       const health = (await (await fetch(new URL('/health', lonely.url))).json()) as Record<string, unknown>;
       assert.equal(health['redis'], 'down');
       const token = lonely.seal({ request: 'session-new', body: {}, reqid: 1, client_ipaddr: '192.0.2.1' });
-      assert.equal((await lonely.post(token)).status, 200);
-      assert.equal((await lonely.post(token)).status, 401);
+      assert.equal((await lonely.post(token)).status, 503);
     } finally {
       await lonely.close();
     }
@@ -74,6 +83,9 @@ describe('a Redis outage through HTTP', { skip }, () => {
       if (Date.now() > deadline) throw new Error('still not back on redis');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    assert.equal((await server.post(sessionNew())).status, 200);
+    const token = sessionNew();
+    assert.equal((await server.post(token)).status, 200);
+    assert.equal((await server.post(token)).status, 401);
+    assert.equal(server.logs.filter((l) => l.level === 'info' && /redis answers again/.test(l.message)).length, 1);
   });
 });

@@ -2,7 +2,8 @@
  * Admission (DESIGN decisions 2 and 20): one store call per request checks the replay cache and every
  * rate bucket, all or nothing. A replayed state-changing token is refused 401 and consumes no rate; a
  * rate-limited request is refused 429 with `Retry-After` and is not recorded for replay, so the client
- * may send the same token again once it may. A malformed envelope counts against its per-IP bucket,
+ * may send the same token again once it may. A state-changing request whose replay cannot be checked
+ * (Redis down) is refused 503 with `Retry-After`. A malformed envelope counts against its per-IP bucket,
  * then gets its 400.
  */
 import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../../admission/index.js';
@@ -27,6 +28,9 @@ export interface AdmitDeps {
 }
 
 type Limited = Extract<Admission, { kind: 'rate-limited' }>;
+
+/** As the database's 503s: the store is probed every second. */
+const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 /** The bucket's kind (ip, g:user, a:user-login, e:…) without its hashed identity: safe to log. */
 const bucketKind = (bucket: Bucket): string => bucket.key.slice(0, bucket.key.lastIndexOf(':'));
@@ -78,9 +82,12 @@ export function admit(deps: AdmitDeps): Step {
     const nowMs = earlier(ctx.state.receivedAtMs, 'the time received');
     const { action, reqid, clientIp } = earlier(ctx.state.request, 'the request');
     const result = await ask(buckets, replay, nowMs);
-    if (result === null) {
-      ctx.state.log = { refused: 'admission unavailable', reqid, action };
+    if (result === null || result.kind === 'unavailable') {
+      // 'unavailable': Redis does not answer, so replay cannot be checked (docs/design.md, replay
+      // during a Redis outage).
+      ctx.state.log = { refused: result === null ? 'admission unavailable' : 'replay unavailable', reqid, action };
       plain(ctx, 503);
+      ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
       return;
     }
     if (result.kind === 'ok') {
