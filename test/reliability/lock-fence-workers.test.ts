@@ -15,7 +15,7 @@ const RACE = { parallel: 12, lockAfter: 40, maxRequests: 300 } as const;
 
 forEachDatabase((db) => {
   describe('--workers 2: keys issued while the user is being locked', () => {
-    it('none verifies or refreshes after the lock, nor after the unlock', { timeout: 60_000 }, async () => {
+    it('none verifies or refreshes after the lock, nor after the unlock', { timeout: 60_000 }, async (t) => {
       const target = await db.fresh();
       const server = await spawnAuthsvc({
         workers: 2,
@@ -24,6 +24,7 @@ forEachDatabase((db) => {
       const store = openStore(target);
       try {
         const race = await lockRace(server, store, RACE);
+        t.diagnostic(JSON.stringify(race));
         const survived = `${race.verifiedAfterUnlock} of ${race.issued} keys issued (${JSON.stringify(race)})`;
         assert.ok(race.issued >= RACE.lockAfter, JSON.stringify(race));
         assert.equal(race.verifiedAfterLock, 0, `verified after the lock: ${JSON.stringify(race)}`);
