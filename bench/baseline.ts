@@ -82,7 +82,7 @@ interface SqliteDb {
 
 /** authsvc's tables as its migrations make them on SQLite (users and sessions only). */
 const SCHEMA = `
-CREATE TABLE users (user_id integer not null primary key autoincrement, system_id varchar(50) not null, full_name varchar(280) null, password text not null, email varchar(280) not null, email_verified boolean not null default '0', is_active boolean not null default '0', user_role varchar(100) not null, previous_role varchar(100) null, extra_info text null, created_on bigint not null, last_updated bigint not null, last_login_try bigint null, last_login_success bigint null, failed_login_tries integer not null default '0', locked_until bigint null, emailverify_sent_datetime bigint null, emailforgotpass_sent_datetime bigint null, emailchangepass_sent_datetime bigint null);
+CREATE TABLE users (user_id integer not null primary key autoincrement, system_id varchar(50) not null, full_name varchar(280) null, password text not null, email varchar(280) not null, email_verified boolean not null default '0', is_active boolean not null default '0', user_role varchar(100) not null, previous_role varchar(100) null, extra_info text null, created_on bigint not null, last_updated bigint not null, last_login_try bigint null, last_login_success bigint null, failed_login_tries integer not null default '0', locked_until bigint null, emailverify_sent_datetime bigint null, emailforgotpass_sent_datetime bigint null, emailchangepass_sent_datetime bigint null, credential_generation integer not null default '0');
 CREATE UNIQUE INDEX users_system_id_unique ON users (system_id);
 CREATE INDEX users_full_name_index ON users (full_name);
 CREATE UNIQUE INDEX users_email_unique ON users (email);

@@ -6,6 +6,7 @@
  * "granted: True/False".
  */
 import { fail, invalid, ok } from '../domain/result.js';
+import type { Result } from '../domain/result.js';
 import { checkAccess } from '../policy/engine/check-access.js';
 import { checkLimit } from '../policy/engine/check-limit.js';
 import type { AccessCheck, Explanation } from '../policy/engine/decision.js';
@@ -14,6 +15,8 @@ import type { UserStanding } from '../store/index.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { accessActions } from '../protocol/actions/access.js';
+import type { ActionInput, ActionOutput } from '../protocol/index.js';
+import type { Deps } from './define.js';
 
 const ACCESS_DENIED = 'Access request check successful. Access granted: False.';
 const LIMIT_FAILED = 'Limit check successful. Limit check passed: False.';
@@ -48,6 +51,63 @@ const listed = (ids: readonly number[]): string =>
 type AccessFailure =
   'access_denied' | 'role_not_in_policy' | 'name_not_in_policy' | 'caller_not_valid' | 'target_users_not_valid';
 
+type CheckAccessInput = ActionInput<'user-check-access'>;
+const NONE_READ: ReadonlyMap<number, UserStanding> = new Map();
+type CheckAccessResult = Result<ActionOutput<'user-check-access'>, AccessFailure | 'invalid_params'>;
+
+/**
+ * user-check-access's decision, and the standings it read (none when the policy alone refused): an API
+ * key's issuance records the owner's credential generation from this very read (docs/design.md,
+ * revocation fence).
+ */
+export async function decideAccess(
+  deps: Deps,
+  input: CheckAccessInput,
+): Promise<{ readonly result: CheckAccessResult; readonly standings: ReadonlyMap<number, UserStanding> }> {
+  const shared = parseSharedWith(input.target_sharedwith);
+  if (!shared.ok) {
+    const result = invalid([{ param: 'target_sharedwith', problem: 'invalid value', required_type: 'str' }], {
+      relation: null,
+      explanation: explain('request', 'invalid-shared-with', `target_sharedwith: ${shared.problem}`),
+    });
+    return { result, standings: NONE_READ };
+  }
+  const decision = checkAccess(deps.policy.current(), {
+    userId: input.user_id,
+    role: input.user_role,
+    action: input.action,
+    item: input.target_name,
+    owner: input.target_owner,
+    visibility: input.target_visibility,
+    sharedWith: shared.ids,
+  });
+  const { relation } = decision;
+  if (!decision.allowed) {
+    const result = fail(denialCode(decision.explanation.check), { relation, explanation: decision.explanation });
+    return { result, standings: NONE_READ };
+  }
+
+  const standings = await deps.store.users.standings([input.user_id, input.target_owner, ...shared.ids]);
+  const caller = callerProblem(input.user_id, input.user_role, standings.get(input.user_id));
+  if (caller !== null) {
+    const result = fail('caller_not_valid', { relation, explanation: explain('database', 'caller', caller) });
+    return { result, standings };
+  }
+  const absent = [input.target_owner, ...shared.ids].filter((id) => standings.get(id)?.isActive !== true);
+  if (absent.length > 0) {
+    const result = fail('target_users_not_valid', {
+      relation,
+      explanation: explain(
+        'database',
+        'owner-and-shared-with',
+        `the owner and the shared-with users must exist and be active; user ${listed(absent)} ${absent.length === 1 ? 'does' : 'do'} not or ${absent.length === 1 ? 'is' : 'are'} inactive`,
+      ),
+    });
+    return { result, standings };
+  }
+  return { result: ok({ relation, explanation: decision.explanation }), standings };
+}
+
 const userCheckAccess = defineAction('user-check-access', {
   messages: {
     ok: 'Access request check successful. Access granted: True.',
@@ -59,46 +119,7 @@ const userCheckAccess = defineAction('user-check-access', {
       target_users_not_valid: ACCESS_DENIED,
     },
   },
-  async handle(deps, input) {
-    const shared = parseSharedWith(input.target_sharedwith);
-    if (!shared.ok) {
-      return invalid([{ param: 'target_sharedwith', problem: 'invalid value', required_type: 'str' }], {
-        relation: null,
-        explanation: explain('request', 'invalid-shared-with', `target_sharedwith: ${shared.problem}`),
-      });
-    }
-    const decision = checkAccess(deps.policy.current(), {
-      userId: input.user_id,
-      role: input.user_role,
-      action: input.action,
-      item: input.target_name,
-      owner: input.target_owner,
-      visibility: input.target_visibility,
-      sharedWith: shared.ids,
-    });
-    const { relation } = decision;
-    if (!decision.allowed) {
-      return fail(denialCode(decision.explanation.check), { relation, explanation: decision.explanation });
-    }
-
-    const standings = await deps.store.users.standings([input.user_id, input.target_owner, ...shared.ids]);
-    const caller = callerProblem(input.user_id, input.user_role, standings.get(input.user_id));
-    if (caller !== null) {
-      return fail('caller_not_valid', { relation, explanation: explain('database', 'caller', caller) });
-    }
-    const absent = [input.target_owner, ...shared.ids].filter((id) => standings.get(id)?.isActive !== true);
-    if (absent.length > 0) {
-      return fail('target_users_not_valid', {
-        relation,
-        explanation: explain(
-          'database',
-          'owner-and-shared-with',
-          `the owner and the shared-with users must exist and be active; user ${listed(absent)} ${absent.length === 1 ? 'does' : 'do'} not or ${absent.length === 1 ? 'is' : 'are'} inactive`,
-        ),
-      });
-    }
-    return ok({ relation, explanation: decision.explanation });
-  },
+  handle: async (deps, input) => (await decideAccess(deps, input)).result,
 });
 
 const userCheckLimit = defineAction('user-check-limit', {

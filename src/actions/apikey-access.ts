@@ -7,35 +7,51 @@ import { invalid } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import type { ActionInput, Problem } from '../protocol/index.js';
 import type { KeyRecord } from '../store/api-keys.js';
-import { accessHandlers } from './access.js';
-import type { Deps, Meta } from './define.js';
+import { decideAccess } from './access.js';
+import type { Deps } from './define.js';
 
 export type KeyAccess = 'ok' | 'denied' | 'caller_not_valid';
 
+/** Access granted, with the owner's credential generation as the check read it (what an issued key records). */
+export interface Granted {
+  readonly generation: number;
+}
+
+/**
+ * The check, and on a grant the owner's credential generation, read in the same statement as the
+ * standings the grant rests on (docs/design.md, revocation fence): a revocation committed after that
+ * read bumps the generation, so a key recording it never verifies; one committed before it refuses here.
+ */
+export async function grantedKeyAccess(
+  deps: Deps,
+  caller: { readonly userId: number; readonly role: string },
+  action: 'create' | 'view' | 'delete',
+  owner: number,
+): Promise<Granted | Exclude<KeyAccess, 'ok'>> {
+  // The owner id of a presented dict may be anything: out of range, it is nobody's key.
+  if (!Number.isInteger(owner) || owner < 1 || owner > 2_147_483_647) return 'denied';
+  const { result, standings } = await decideAccess(deps, {
+    user_id: caller.userId,
+    user_role: caller.role,
+    action,
+    target_name: 'apikey',
+    target_owner: owner,
+    target_visibility: 'private',
+    target_sharedwith: '',
+  });
+  const standing = standings.get(owner);
+  if (result.ok && standing !== undefined) return { generation: standing.credentialGeneration };
+  return !result.ok && result.code === 'caller_not_valid' ? 'caller_not_valid' : 'denied';
+}
+
 export async function keyAccess(
   deps: Deps,
-  meta: Meta,
   caller: { readonly userId: number; readonly role: string },
   action: 'create' | 'view' | 'delete',
   owner: number,
 ): Promise<KeyAccess> {
-  // The owner id of a presented dict may be anything: out of range, it is nobody's key.
-  if (!Number.isInteger(owner) || owner < 1 || owner > 2_147_483_647) return 'denied';
-  const result = await accessHandlers['user-check-access'].handle(
-    deps,
-    {
-      user_id: caller.userId,
-      user_role: caller.role,
-      action,
-      target_name: 'apikey',
-      target_owner: owner,
-      target_visibility: 'private',
-      target_sharedwith: '',
-    },
-    meta,
-  );
-  if (result.ok) return 'ok';
-  return result.code === 'caller_not_valid' ? 'caller_not_valid' : 'denied';
+  const access = await grantedKeyAccess(deps, caller, action, owner);
+  return typeof access === 'string' ? access : 'ok';
 }
 
 const SECOND = 1000;

@@ -7,10 +7,10 @@
 import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
-import type { ActionOutput } from '../protocol/index.js';
+import type { ActionOutput, Problem } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/ip.js';
 import type { NoSessionKeyRecord, RefreshRecord } from '../store/api-keys.js';
-import { badLifetime, isProblem, keyAccess, lifetime, requestedFields } from './apikey-access.js';
+import { badLifetime, grantedKeyAccess, isProblem, keyAccess, lifetime, requestedFields } from './apikey-access.js';
 import { checkedKey, REVOKE_FAILURES, revokeKey, VERIFY_FAILURES } from './apikey-presented.js';
 import { keyDict, matchesStored, presentedKey } from './apikey-dict.js';
 import { defineAction } from './define.js';
@@ -32,17 +32,30 @@ interface Lifetimes {
   readonly refresh_nbf: number;
 }
 
-/** A new key and its refresh token (not yet stored), or the lifetime the request got wrong. */
-function issue(
-  deps: Deps,
-  base: Omit<NoSessionKeyRecord, 'tknHash' | 'issued' | 'notValidBefore' | 'expires'>,
-  l: Lifetimes,
-) {
-  const now = deps.clock.now();
+interface Times {
+  readonly key: { readonly nbf: number; readonly expires: number };
+  readonly refresh: { readonly nbf: number; readonly expires: number };
+}
+
+/** The key's and the refresh token's validity from `now`, or the lifetime the request got wrong. */
+function timesOf(now: number, l: Lifetimes): Times | Problem {
   const key = lifetime(now, l.expires_seconds, l.not_valid_before, 'not_valid_before');
   if (isProblem(key)) return key;
   const refresh = lifetime(now, l.refresh_expires, l.refresh_nbf, 'refresh_nbf');
   if (isProblem(refresh)) return refresh;
+  return { key, refresh };
+}
+
+/**
+ * A new key and its refresh token (not yet stored), both recording `base.generation`: the owner's
+ * credential generation read with the permission check (docs/design.md, revocation fence).
+ */
+function issue(
+  deps: Deps,
+  base: Omit<NoSessionKeyRecord, 'tknHash' | 'issued' | 'notValidBefore' | 'expires'>,
+  now: number,
+  { key, refresh }: Times,
+) {
   const tkn = newToken(deps.random);
   const refreshToken = newToken(deps.random);
   const record: NoSessionKeyRecord = {
@@ -57,6 +70,7 @@ function issue(
     familyId: base.familyId,
     apikeyHash: record.tknHash,
     userId: base.userId,
+    generation: base.generation,
     issued: now,
     notValidBefore: refresh.nbf,
     expires: refresh.expires,
@@ -83,24 +97,23 @@ const apikeyNewNosession = defineAction('apikey-new-nosession', {
   },
   async handle(deps, input, meta) {
     const ipAddress = normaliseIp(input.ip_address);
+    const now = deps.clock.now();
+    const times = timesOf(now, input);
+    if (isProblem(times)) return badLifetime(times, NONE);
+    const caller = { userId: input.user_id, role: input.user_role };
+    const access = await grantedKeyAccess(deps, caller, 'create', input.user_id);
+    if (typeof access === 'string') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
     const issued = issue(
       deps,
       {
         // A new family: every key refreshed from this one will carry it.
         familyId: deps.random.bytes(32).toString('hex'),
         ...requestedFields(input, ipAddress),
+        generation: access.generation,
       },
-      input,
+      now,
+      times,
     );
-    if (isProblem(issued)) return badLifetime(issued, NONE);
-    const access = await keyAccess(
-      deps,
-      meta,
-      { userId: input.user_id, role: input.user_role },
-      'create',
-      input.user_id,
-    );
-    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
     await deps.store.apiKeys.createNoSessionKey(issued.record, issued.refreshRecord);
     deps.audit.record({
       event: 'apikey.issued',
@@ -175,7 +188,7 @@ const apikeyRefreshNosession = defineAction('apikey-refresh-nosession', {
       return fail('apikey_owner_mismatch', NONE);
     const caller = { userId: input.user_id, role: input.user_role };
     for (const action of ['delete', 'create'] as const) {
-      const access = await keyAccess(deps, meta, caller, action, presented.uid);
+      const access = await keyAccess(deps, caller, action, presented.uid);
       if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
     }
 
@@ -196,8 +209,10 @@ const apikeyRefreshNosession = defineAction('apikey-refresh-nosession', {
     // The key itself may have expired (as in the reference); it must still be the stored one.
     if (old === null || !matchesStored(presented, old, now, false)) return fail('apikey_invalid', NONE);
 
-    const issued = issue(deps, { ...old, ipAddress: normaliseIp(input.ip_address) }, input);
-    if (isProblem(issued)) return badLifetime(issued, NONE);
+    const times = timesOf(now, input);
+    if (isProblem(times)) return badLifetime(times, NONE);
+    // The new key keeps the old one's generation: a refresh never carries a key past a revocation.
+    const issued = issue(deps, { ...old, ipAddress: normaliseIp(input.ip_address) }, now, times);
     const won = await deps.store.apiKeys.rotate(refresh.tokenHash, keyHash, now, issued.record, issued.refreshRecord);
     // Another request exchanged the token a moment ago: it won, and this one changes nothing.
     if (!won) return fail('refresh_token_rotated', NONE);

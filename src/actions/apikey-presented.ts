@@ -87,7 +87,7 @@ export async function checkedKey<K extends KeyKind>(
   const presented = presentedKey(input.apikey_dict, kind);
   if (presented === null) return { ok: false, code: 'apikey_malformed' };
   const caller = { userId: input.user_id, role: input.user_role };
-  const access = await keyAccess(deps, meta, caller, action, presented.uid);
+  const access = await keyAccess(deps, caller, action, presented.uid);
   if (access !== 'ok') return { ok: false, code: access === 'denied' ? 'apikey_access_denied' : access };
   const now = deps.clock.now();
   const record = await STORED[kind].find(deps, hashToken(presented.tkn), now);

@@ -9,7 +9,7 @@ import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/ip.js';
 import type { SessionKeyRecord } from '../store/api-keys.js';
-import { badLifetime, isProblem, keyAccess, lifetime, requestedFields } from './apikey-access.js';
+import { badLifetime, grantedKeyAccess, isProblem, lifetime, requestedFields } from './apikey-access.js';
 import { checkedKey, REVOKE_FAILURES, revokeKey, VERIFY_FAILURES } from './apikey-presented.js';
 import { keyDict } from './apikey-dict.js';
 import { defineAction } from './define.js';
@@ -34,8 +34,8 @@ const apikeyNew = defineAction('apikey-new', {
     const times = lifetime(now, input.expires_days * DAY_SECONDS, input.not_valid_before, 'not_valid_before');
     if (isProblem(times)) return badLifetime(times, none);
     const caller = { userId: input.user_id, role: input.user_role };
-    const access = await keyAccess(deps, meta, caller, 'create', input.user_id);
-    if (access !== 'ok') return fail(access === 'denied' ? 'apikey_issue_denied' : access, none);
+    const access = await grantedKeyAccess(deps, caller, 'create', input.user_id);
+    if (typeof access === 'string') return fail(access === 'denied' ? 'apikey_issue_denied' : access, none);
 
     const sessionHash = hashToken(input.session_token);
     const session = await deps.store.sessions.find(sessionHash, now);
@@ -48,6 +48,8 @@ const apikeyNew = defineAction('apikey-new', {
     const tkn = newToken(deps.random);
     const record: SessionKeyRecord = {
       tknHash: hashToken(tkn),
+      // The owner's credential generation, read with the permission check (docs/design.md, revocation fence).
+      generation: access.generation,
       sessionHash,
       ...requestedFields(input, ipAddress),
       userAgent: input.user_agent,

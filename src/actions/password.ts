@@ -44,7 +44,8 @@ const LOGGED_OUT = 'For security purposes, you have been logged out of all other
 
 /**
  * Replaces a user's password and ends what the old one opened (decision 12): the user's sessions
- * (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens.
+ * (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens, behind the
+ * revocation fence (docs/design.md, revocation fence).
  */
 async function replacePassword(
   deps: Deps,
@@ -56,8 +57,9 @@ async function replacePassword(
 ): Promise<void> {
   const now = deps.clock.now();
   await deps.store.users.setPasswordHash(userId, await deps.passwords.hasher.hash(newPassword), now);
-  const sessions = await deps.store.sessions.deleteForUser(userId, keepSessionHash);
-  const keys = await deps.store.users.revokeNoSessionKeys(userId);
+  const { sessions, keys } = await deps.store.apiKeys.revokeForUser(userId, {
+    sessions: keepSessionHash === null ? 'all' : { keep: keepSessionHash },
+  });
   deps.audit.record({
     event,
     reqid: meta.reqid,

@@ -6,6 +6,11 @@
  * Rotation is one transaction that starts by claiming the old refresh token with a conditional UPDATE
  * (`rotated_at IS NULL`): of two concurrent refreshes with one token, in one process or several, exactly
  * one claims it (the database's row lock decides), and the loser changes nothing.
+ *
+ * The revocation fence (docs/design.md, revocation fence): every key and refresh token records its
+ * user's `credential_generation` as the issuer read it with the permission check; every revocation
+ * bumps it (`fenceUser`), and the verify reads join the user and find only rows of the current
+ * generation. A key whose insert lands after a revocation's DELETE therefore never verifies.
  */
 import type { Knex } from 'knex';
 import type { Db } from './db.js';
@@ -20,6 +25,8 @@ import type { Row } from './records.js';
 /** What every key records: the fields of its dict, with the token as its hash. */
 export interface KeyRecord {
   readonly tknHash: string;
+  /** The user's credential generation when the key was issued (the fence); never in the key dict. */
+  readonly generation: number;
   readonly userId: number;
   readonly userRole: string;
   readonly issuer: string;
@@ -46,6 +53,8 @@ export interface RefreshRecord {
   readonly familyId: string;
   readonly apikeyHash: string;
   readonly userId: number;
+  /** As the key's: the user's credential generation when the token was issued. */
+  readonly generation: number;
   readonly issued: number;
   readonly notValidBefore: number;
   readonly expires: number;
@@ -73,6 +82,7 @@ export interface ApiKeyRepo {
   revokeNoSessionKey(tknHash: string): Promise<boolean>;
   /** Deletes every no-session key and refresh token of the user; returns how many keys. */
   revokeAllNoSession(userId: number): Promise<number>;
+  /** A refresh token of its user's current credential generation. */
   findRefresh(tokenHash: string): Promise<RefreshRecord | null>;
   /**
    * Exchanges `oldRefreshHash` (of key `oldKeyHash`) for a new key and refresh token, at `now`: false,
@@ -89,13 +99,16 @@ export interface ApiKeyRepo {
   revokeFamily(familyId: string): Promise<number>;
   /**
    * Ends the user's sessions as told (their session-tied keys go with them) and revokes all the user's
-   * no-session keys and refresh tokens: the one call of lock, deactivation, role change, password change.
+   * no-session keys and refresh tokens behind the fence (`fenceUser`): the one call of deactivation, role
+   * change, password change and reset (user-lock fences in its own transaction). A kept session's keys
+   * are carried over to the new generation.
    */
   revokeForUser(userId: number, options?: { readonly sessions?: SessionsToEnd }): Promise<Revoked>;
 }
 
 const KEY_COLUMNS = [
   'tkn_hash',
+  'credential_generation',
   'user_id',
   'user_role',
   'issuer',
@@ -113,6 +126,7 @@ const TIMES = ['issued', 'not_valid_before', 'expires', 'rotated_at'];
 function keyFromJson(json: Row): KeyRecord {
   return {
     tknHash: String(json['tkn_hash']),
+    generation: Number(json['credential_generation']),
     userId: Number(json['user_id']),
     userRole: String(json['user_role']),
     issuer: String(json['issuer']),
@@ -129,6 +143,7 @@ function keyFromJson(json: Row): KeyRecord {
 function keyToJson(key: KeyRecord): Record<string, unknown> {
   return {
     tkn_hash: key.tknHash,
+    credential_generation: key.generation,
     user_id: key.userId,
     user_role: key.userRole,
     issuer: key.issuer,
@@ -159,6 +174,7 @@ function refreshFromJson(json: Row): RefreshRecord {
     familyId: String(json['family_id']),
     apikeyHash: String(json['apikey_hash']),
     userId: Number(json['user_id']),
+    generation: Number(json['credential_generation']),
     issued: Number(json['issued']),
     notValidBefore: Number(json['not_valid_before']),
     expires: Number(json['expires']),
@@ -171,11 +187,43 @@ const refreshToJson = (refresh: RefreshRecord): Record<string, unknown> => ({
   family_id: refresh.familyId,
   apikey_hash: refresh.apikeyHash,
   user_id: refresh.userId,
+  credential_generation: refresh.generation,
   issued: refresh.issued,
   not_valid_before: refresh.notValidBefore,
   expires: refresh.expires,
   rotated_at: refresh.rotatedAt,
 });
+
+const REFRESH_COLUMNS = [
+  'token_hash',
+  'family_id',
+  'apikey_hash',
+  'user_id',
+  'credential_generation',
+  'issued',
+  'not_valid_before',
+  'expires',
+  'rotated_at',
+] as const;
+
+/**
+ * The fence's join of a verify read: the row's user, only while the row's generation is the user's
+ * (a fenced row reads as absent, exactly like a deleted one).
+ */
+const currentGeneration = (row: string) => (join: Knex.JoinClause) =>
+  join.on('u.user_id', `${row}.user_id`).andOn('u.credential_generation', `${row}.credential_generation`);
+
+/**
+ * The revocation fence (docs/design.md, revocation fence), run inside the revoking transaction: bumps
+ * the user's credential generation, so that nothing issued before it verifies (not even a key whose
+ * insert commits after the deletes below), and deletes the user's no-session keys and refresh tokens.
+ * Returns how many keys. Every revocation goes through here.
+ */
+export async function fenceUser(trx: Knex.Transaction, userId: number): Promise<number> {
+  await trx('users').where('user_id', userId).increment('credential_generation', 1);
+  await trx('refresh_tokens').where('user_id', userId).del();
+  return trx('apikeys_nosession').where('user_id', userId).del();
+}
 
 /** Foreign-key violations: the session (or user) of a new key was deleted meanwhile. */
 function isForeignKeyViolation(error: unknown): boolean {
@@ -202,14 +250,22 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
   const sessionKey = db.hot('authsvc_session_apikey', () =>
     knex('apikeys as a')
       .join('sessions as s', 's.token_hash', 'a.session_hash')
+      .join('users as u', currentGeneration('a'))
       .select([...KEY_COLUMNS.map((c) => `a.${c}`), 'a.session_hash', 'a.user_agent'])
       .where('a.tkn_hash', '')
       .andWhere('s.expires', '>', 0),
   );
   const noSessionKey = db.hot('authsvc_nosession_apikey', () =>
-    knex('apikeys_nosession')
-      .select([...KEY_COLUMNS, 'family_id'])
-      .where('tkn_hash', ''),
+    knex('apikeys_nosession as k')
+      .join('users as u', currentGeneration('k'))
+      .select([...KEY_COLUMNS, 'family_id'].map((c) => `k.${c}`))
+      .where('k.tkn_hash', ''),
+  );
+  const refreshToken = db.hot('authsvc_refresh_token', () =>
+    knex('refresh_tokens as r')
+      .join('users as u', currentGeneration('r'))
+      .select(REFRESH_COLUMNS.map((c) => `r.${c}`))
+      .where('r.token_hash', ''),
   );
 
   return {
@@ -257,8 +313,8 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
       }),
 
     async findRefresh(tokenHash) {
-      const found = await m.refresh.query().findById(tokenHash);
-      return found === undefined ? null : refreshFromJson(found.toJSON());
+      const row = await refreshToken.first([tokenHash]);
+      return row === undefined ? null : refreshFromJson(fromColumns(row, TIMES));
     },
 
     rotate: (oldRefreshHash, oldKeyHash, now, key, refresh) =>
@@ -294,9 +350,14 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
           if (typeof ending === 'object') query.andWhereNot('token_hash', ending.keep);
           sessions = await query.del();
         }
-        // Keys on the sessions just ended went with them (ON DELETE CASCADE); a kept session keeps its keys.
-        await m.refresh.query(trx).where('user_id', userId).delete();
-        const keys = await m.noSession.query(trx).where('user_id', userId).delete();
+        // Keys on the sessions just ended went with them (ON DELETE CASCADE).
+        const keys = await fenceUser(trx, userId);
+        // A kept session keeps its keys: they move past the fence with it.
+        if (typeof ending === 'object') {
+          await trx('apikeys')
+            .where('session_hash', ending.keep)
+            .update({ credential_generation: trx('users').select('credential_generation').where('user_id', userId) });
+        }
         return { sessions, keys };
       }),
   };

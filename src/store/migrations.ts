@@ -173,8 +173,38 @@ function initial(dialect: Dialect): Knex.Migration {
   };
 }
 
+/** The tables whose rows are credentials issued to a user: each records the user's generation then. */
+export const FENCED_TABLES = ['apikeys', 'apikeys_nosession', 'refresh_tokens'] as const;
+
+/**
+ * The revocation fence (docs/design.md, revocation fence): `users.credential_generation` is bumped by
+ * every revocation, and every key and refresh token records the generation its user had when it was
+ * issued; one whose generation is not its user's any more does not verify. Existing rows start at 0,
+ * matching their users' 0, so what was valid before the upgrade stays valid.
+ */
+const credentialGeneration: Knex.Migration = {
+  async up(knex) {
+    for (const table of ['users', ...FENCED_TABLES]) {
+      if (await knex.schema.hasColumn(table, 'credential_generation')) continue;
+      await knex.schema.alterTable(table, (t) => {
+        t.integer('credential_generation').notNullable().defaultTo(0);
+      });
+    }
+  },
+  async down(knex) {
+    for (const table of ['users', ...FENCED_TABLES]) {
+      await knex.schema.alterTable(table, (t) => {
+        t.dropColumn('credential_generation');
+      });
+    }
+  },
+};
+
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
-  const migrations: Record<string, Knex.Migration> = { '0001_initial': initial(dialect) };
+  const migrations: Record<string, Knex.Migration> = {
+    '0001_initial': initial(dialect),
+    '0002_credential_generation': credentialGeneration,
+  };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),
     getMigrationName: (name) => name,

@@ -21,6 +21,11 @@ export interface NewUser {
 export interface UserStanding {
   readonly userRole: string;
   readonly isActive: boolean;
+  /**
+   * The generation every revocation bumps (docs/design.md, revocation fence), read in the same
+   * statement as the role and activity: what a key issued on this standing records.
+   */
+  readonly credentialGeneration: number;
 }
 
 export interface Credentials {
@@ -128,8 +133,6 @@ export interface UserRepo extends EmailMarksRepo {
   recordSuccess(userId: number, now: number): Promise<void>;
   /** Replaces the password hash (a rehash, a change or a reset). */
   setPasswordHash(userId: number, passwordHash: string, now: number): Promise<void>;
-  /** Deletes the user's no-session API keys and refresh tokens; returns how many keys. */
-  revokeNoSessionKeys(userId: number): Promise<number>;
   /**
    * Makes the database's own id counter hand out ids above `lastFixedId` (rows inserted with explicit
    * ids do not advance PostgreSQL's sequence, trap S8). Never moves a counter back, so an instance

@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { UniqueViolationError, raw, ref } from 'objection';
+import { fenceUser } from './api-keys.js';
 import type { Models } from './models/bind.js';
 import type { UserModel } from './models/user.js';
 import { USER_COLUMNS } from './records.js';
@@ -45,11 +46,14 @@ export function userAdmin({ User, Session }: Models): Admin {
   const current = async (userId: number, trx?: Knex.Transaction): Promise<UserRecord | null> =>
     (await User.query(trx).select(USER_COLUMNS).where('user_id', userId).first())?.toRecord() ?? null;
 
-  /** Ends every session (their session-tied keys cascade), no-session key and refresh token of a user. */
+  /**
+   * Ends every session (their session-tied keys cascade), no-session key and refresh token of a user,
+   * behind the revocation fence (docs/design.md, revocation fence): in the lock's own transaction, so
+   * the new role and the new credential generation commit together.
+   */
   const endEverything = async (trx: Knex.Transaction, userId: number): Promise<number> => {
     const ended = await Session.query(trx).delete().where('user_id', userId);
-    await trx('refresh_tokens').where('user_id', userId).del();
-    await trx('apikeys_nosession').where('user_id', userId).del();
+    await fenceUser(trx, userId);
     return ended;
   };
 

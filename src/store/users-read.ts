@@ -35,6 +35,7 @@ const TIMED = new Set(['created_on', 'last_login_try', 'last_login_success']);
  * the caller, the owner and its shared-with users: usually one to a few); more go through knex.
  */
 const PREPARED_STANDINGS = 16;
+const STANDING_COLUMNS = ['user_id', 'user_role', 'is_active', 'credential_generation'];
 
 export function userReads(db: Db, { User }: Models): UserReads {
   const columns = [...USER_COLUMNS, 'password'];
@@ -45,7 +46,7 @@ export function userReads(db: Db, { User }: Models): UserReads {
   const standingsOf = Array.from({ length: PREPARED_STANDINGS + 1 }, (_, count) =>
     db.hot(`authsvc_standings_${count}`, () =>
       User.knexQuery()
-        .select('user_id', 'user_role', 'is_active')
+        .select(STANDING_COLUMNS)
         .whereIn(
           'user_id',
           Array.from({ length: count }, () => 0),
@@ -83,12 +84,16 @@ export function userReads(db: Db, { User }: Models): UserReads {
       const prepared = standingsOf[distinct.length];
       const rows =
         prepared === undefined
-          ? ((await User.knexQuery().select('user_id', 'user_role', 'is_active').whereIn('user_id', distinct)) as Row[])
+          ? ((await User.knexQuery().select(STANDING_COLUMNS).whereIn('user_id', distinct)) as Row[])
           : await prepared.all(distinct);
       return new Map(
         rows.map((row) => [
           intFromDb(row['user_id']),
-          { userRole: String(row['user_role']), isActive: boolFromDb(row['is_active']) },
+          {
+            userRole: String(row['user_role']),
+            isActive: boolFromDb(row['is_active']),
+            credentialGeneration: intFromDb(row['credential_generation']),
+          },
         ]),
       );
     },

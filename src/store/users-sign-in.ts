@@ -1,7 +1,7 @@
 /**
  * The users repo's writes for sign-up, login and password changes: inserting accounts, the
- * failed-login counter and temporary lock (DESIGN decision 11), password replacement and the
- * revocation of no-session keys that goes with it (decision 12).
+ * failed-login counter and temporary lock (DESIGN decision 11), password replacement (the revocation
+ * that goes with it is the API key repo's `revokeForUser`, decision 12).
  *
  * The store's one technique for a counter that must say what it wrote (trap S2), proven by "20
  * concurrent wrong logins count 20 and lock once", in one process and with `--workers 2`:
@@ -25,7 +25,6 @@ type SignIn = Pick<
   | 'recordFailure'
   | 'recordSuccess'
   | 'setPasswordHash'
-  | 'revokeNoSessionKeys'
   | 'reserveFixedIds'
 >;
 
@@ -216,13 +215,6 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
       await User.query()
         .patch({ password: passwordHash, last_updated: new Date(now) })
         .where('user_id', userId);
-    },
-
-    // The key tables belong to the API key aggregate; this stays as it was until that repo takes it.
-    async revokeNoSessionKeys(userId) {
-      const knex = User.knex();
-      await knex('refresh_tokens').where('user_id', userId).del();
-      return knex('apikeys_nosession').where('user_id', userId).del();
     },
 
     async reserveFixedIds(lastFixedId) {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Store } from '../../src/store/index.js';
-import { postOnce } from './process.js';
+import { openSessionOn, postOnce } from './process.js';
 import type { AuthsvcProcess } from './process.js';
 import { KEY_ISSUE, sessionNewBody } from './requests.js';
 import { sqlOf } from './sql.js';
@@ -122,4 +122,112 @@ export async function refreshRace(call: Call, store: Store, racers: number, roun
   }
   const live = await sqlOf(store)('apikeys_nosession').where('user_id', RACER.user_id).count({ n: '*' });
   return { rounds: played, liveKeys: Number(live[0]?.n) };
+}
+
+export interface LockRace {
+  /** How many issuance requests were sent, and how many issued a key. */
+  readonly sent: number;
+  readonly issued: number;
+  /** Issuance requests answered 503 (they issued nothing). */
+  readonly unavailable: number;
+  /** Issued keys that still verified once the lock had answered, and once the user was unlocked again. */
+  readonly verifiedAfterLock: number;
+  readonly verifiedAfterUnlock: number;
+  /** Issued refresh tokens that could still be exchanged once the user was unlocked again. */
+  readonly refreshedAfterUnlock: number;
+}
+
+const HOLDER = { user_id: 41, user_role: 'authenticated' } as const;
+
+interface Issued {
+  readonly apikey: string;
+  readonly refresh_token: string;
+}
+
+/**
+ * A superuser locks user 41 while `parallel` loops keep asking for its no-session keys (the lock goes
+ * out once `lockAfter` keys have been issued; the loops stop when it has answered, or at `maxRequests`).
+ * Then every key issued must fail to verify and every refresh token to refresh, also after the unlock
+ * (DESIGN decision 32: a revocation is a fence). Counts what did not fail.
+ */
+export async function lockRace(
+  server: AuthsvcProcess,
+  store: Store,
+  options: { readonly parallel: number; readonly lockAfter: number; readonly maxRequests: number },
+): Promise<LockRace> {
+  const call = callerOf(server);
+  await insertUsers(store, [{ userId: HOLDER.user_id, role: HOLDER.user_role }]);
+  const admin = await openSessionOn(server, 1);
+  const lifetimes = { expires_seconds: 600, not_valid_before: 0, refresh_expires: 600, refresh_nbf: 0 };
+  const lock = (action: 'lock' | 'unlock') =>
+    call('user-lock', {
+      user_id: 1,
+      user_role: 'superuser',
+      session_token: admin,
+      target_userid: HOLDER.user_id,
+      action,
+    });
+
+  const issued: Issued[] = [];
+  let sent = 0;
+  let unavailable = 0;
+  let locked: Promise<Reply> | null = null;
+  let lockAnswered = false;
+  const loop = async (): Promise<void> => {
+    while (!lockAnswered && sent < options.maxRequests) {
+      sent++;
+      const body = server.seal('apikey-new-nosession', { ...KEY_ISSUE, ...lifetimes, ...HOLDER });
+      const answer = await postOnce(server.url, body);
+      // A 503 (a deadlock victim on MariaDB, say) issued nothing and is counted; anything else but 200 fails.
+      if (answer.status === 503) unavailable++;
+      else assert.equal(answer.status, 200, answer.text);
+      const reply = server.open(answer.text);
+      if (reply['success'] === true) issued.push(reply['response'] as Issued);
+      if (locked === null && issued.length >= options.lockAfter) {
+        locked = lock('lock');
+        void locked.then(() => (lockAnswered = true));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.parallel }, loop));
+  const lockReply: Reply = await (locked ?? lock('lock'));
+  assert.equal(lockReply['success'], true, JSON.stringify(lockReply));
+
+  // As the superuser, so that only the key itself decides (not the caller's standing).
+  const verifies = async (key: Issued): Promise<boolean> =>
+    (
+      await call('apikey-verify-nosession', {
+        apikey_dict: JSON.parse(key.apikey) as unknown,
+        user_id: 1,
+        user_role: 'superuser',
+      })
+    )['success'] === true;
+  const count = async (keys: readonly Issued[], test: (key: Issued) => Promise<boolean>): Promise<number> =>
+    (await Promise.all(keys.map(test))).filter(Boolean).length;
+  // One at a time: concurrent rotations deadlock one another on MariaDB (refresh_tokens.apikey_hash has
+  // no index, so the rotation's DELETE locks every row it scans), which is not what this race is about.
+  const countInTurn = async (keys: readonly Issued[], test: (key: Issued) => Promise<boolean>): Promise<number> => {
+    let passed = 0;
+    for (const key of keys) if (await test(key)) passed++;
+    return passed;
+  };
+
+  const verifiedAfterLock = await count(issued, verifies);
+  const unlocked = await lock('unlock');
+  assert.equal(unlocked['success'], true, JSON.stringify(unlocked));
+  const verifiedAfterUnlock = await count(issued, verifies);
+  const refreshedAfterUnlock = await countInTurn(
+    issued,
+    async (key) =>
+      (
+        await call('apikey-refresh-nosession', {
+          apikey_dict: JSON.parse(key.apikey) as unknown,
+          ...HOLDER,
+          refresh_token: key.refresh_token,
+          ip_address: KEY_ISSUE.ip_address,
+          ...lifetimes,
+        })
+      )['success'] === true,
+  );
+  return { sent, unavailable, issued: issued.length, verifiedAfterLock, verifiedAfterUnlock, refreshedAfterUnlock };
 }

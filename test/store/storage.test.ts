@@ -184,7 +184,7 @@ forEachDatabase((db) => {
         const expected = [...new Set(asked)]
           .filter((id) => roles.has(id))
           .sort((a, b) => a - b)
-          .map((id) => [id, { userRole: roles.get(id), isActive: id === 1 || id === 2 }]);
+          .map((id) => [id, { userRole: roles.get(id), isActive: id === 1 || id === 2, credentialGeneration: 0 }]);
         assert.deepEqual(
           [...standings].sort((a, b) => a[0] - b[0]),
           expected,
