@@ -64,6 +64,8 @@ export interface AppOptions {
     readonly admission: AdmissionStore;
     /** The IPC channel to the primary, which sums every process's metrics for /metrics (metrics 1). */
     readonly metrics?: MetricsChannel;
+    /** Resolves once the primary hands this worker no more connections (the drain, http/drain.ts). */
+    readonly listenerClosed?: () => Promise<void>;
   };
   /** The admission store to use instead of the configured one (tests sharing one store between apps). */
   readonly admission?: AdmissionStore;
@@ -371,7 +373,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
       async close() {
         cleanup?.stop();
-        await closeGracefully(server);
+        const listenerClosed = options.worker?.listenerClosed;
+        await closeGracefully(server, listenerClosed === undefined ? {} : { listenerClosed });
         // After the drain, so the events of the last requests are queued; bounded (flushMs).
         await audit.webhook?.close();
         wiring.admission.close();

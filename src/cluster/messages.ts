@@ -45,7 +45,16 @@ export interface ShutdownMessage {
   readonly type: 'authsvc:shutdown';
 }
 
-export type PrimaryMessage = WorkersMessage | ShutdownMessage | PolicyMessage;
+/**
+ * Worker → primary, right after the draining worker closed its listener (node:cluster's own `close`
+ * message goes first, on the same channel); primary → worker, once no worker takes connections any
+ * more: its held answers can go out (http/drain.ts, cluster/primary.ts).
+ */
+export interface ListenerClosedMessage {
+  readonly type: 'authsvc:listener-closed';
+}
+
+export type PrimaryMessage = WorkersMessage | ShutdownMessage | PolicyMessage | ListenerClosedMessage;
 
 function typed(message: unknown): string | null {
   return typeof message === 'object' && message !== null && 'type' in message && typeof message.type === 'string'
@@ -69,7 +78,16 @@ export function isPolicyRequest(message: unknown): message is PolicyRequestMessa
   return typed(message) === 'authsvc:policy-request';
 }
 
+export function isListenerClosed(message: unknown): message is ListenerClosedMessage {
+  return typed(message) === 'authsvc:listener-closed';
+}
+
 export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
   const type = typed(message);
-  return type === 'authsvc:workers' || type === 'authsvc:shutdown' || type === 'authsvc:policy';
+  return (
+    type === 'authsvc:workers' ||
+    type === 'authsvc:shutdown' ||
+    type === 'authsvc:policy' ||
+    type === 'authsvc:listener-closed'
+  );
 }

@@ -30,7 +30,7 @@ import type { LoadedPolicy } from '../policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
 import { startCleanup } from '../store/cleanup-timer.js';
 import { planRestart } from './backoff.js';
-import { isPolicyRequest, isReady, isStartFailed } from './messages.js';
+import { isListenerClosed, isPolicyRequest, isReady, isStartFailed } from './messages.js';
 import type { PrimaryMessage, ReadyMessage, StartFailedMessage } from './messages.js';
 import { policyKeeper } from './policy.js';
 import type { PolicyKeeper } from './policy.js';
@@ -48,6 +48,8 @@ interface Slot {
   crashes: number;
   startedAt: number;
   timer: NodeJS.Timeout | null;
+  /** Its worker closed its listener and waits to be told that no worker takes connections any more. */
+  listenerClosed: boolean;
 }
 
 /** The primary's state, shared by the handlers below. */
@@ -81,6 +83,7 @@ const newSlot = (i: number): Slot => ({
   crashes: 0,
   startedAt: 0,
   timer: null,
+  listenerClosed: false,
 });
 
 function send(worker: Worker, message: PrimaryMessage): void {
@@ -139,6 +142,24 @@ function stop(primary: Primary, why: string, code = 0): void {
   }, DRAIN_LIMIT_MS).unref();
 }
 
+/**
+ * A draining worker holds its last answers until no worker takes connections any more (http/drain.ts):
+ * the clients they go to connect again at once, and node:cluster resets the connections it still holds
+ * when the last worker closes. node:cluster handled each worker's own `close` before its
+ * `listener-closed`, which followed it on the channel; so once every worker has said it, the listening
+ * socket is closed and new connections are refused at connect. Each worker is told then (while not
+ * stopping, at once: the other workers take the connections).
+ */
+function releaseHeldAnswers(primary: Primary): void {
+  const live = primary.slots.filter((s) => s.worker !== null);
+  if (primary.stopping && !live.every((s) => s.listenerClosed)) return;
+  for (const s of live) {
+    if (!s.listenerClosed || s.worker === null) continue;
+    send(s.worker, { type: 'authsvc:listener-closed' });
+    s.listenerClosed = false;
+  }
+}
+
 function onReady(primary: Primary, slot: Slot, worker: Worker, message: ReadyMessage): void {
   if (slot.worker !== worker || primary.stopping) return;
   // A reload between the worker's request and its start: it gets the document in force now.
@@ -158,7 +179,9 @@ function onExit(primary: Primary, slot: Slot, worker: Worker, code: number, sign
   slot.worker = null;
   if (primary.stopping) {
     slot.state = 'stopping';
+    slot.listenerClosed = false;
     if (primary.slots.every((s) => s.worker === null)) finish(primary, primary.exitCode);
+    else releaseHeldAnswers(primary);
     return;
   }
   if (!primary.everReady) {
@@ -194,12 +217,17 @@ function fork(primary: Primary, slot: Slot): void {
   serveAdmission(channelTo(worker), primary.admission);
   const detachMetrics = primary.metrics?.attach(channelTo(worker));
   slot.worker = worker;
+  slot.listenerClosed = false;
   slot.state = 'starting';
   slot.startedAt = performance.now();
   worker.on('message', (message: unknown) => {
     if (isPolicyRequest(message)) send(worker, primary.policy.message());
     else if (isReady(message)) onReady(primary, slot, worker, message);
     else if (isStartFailed(message)) primary.startFailure ??= message;
+    else if (isListenerClosed(message)) {
+      slot.listenerClosed = true;
+      releaseHeldAnswers(primary);
+    }
   });
   worker.on('exit', (code, signal) => {
     detachMetrics?.();

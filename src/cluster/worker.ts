@@ -12,7 +12,8 @@ import type { Config } from '../config/load.js';
 import { flushStdio } from '../log/logger.js';
 import type { LoadedPolicy } from '../policy/load.js';
 import { isPrimaryMessage } from './messages.js';
-import type { ReadyMessage } from './messages.js';
+import type { ListenerClosedMessage, ReadyMessage } from './messages.js';
+import { CLOSING_LIMIT_MS, LISTEN_LIMIT_MS } from '../http/drain.js';
 import { singleProcessReport } from '../http/health-report.js';
 import type { WorkersReport } from '../http/health-report.js';
 
@@ -21,6 +22,31 @@ const toPrimary: Channel = {
   send: (message) => void process.send?.(message),
   onMessage: (listener) => void process.on('message', listener),
 };
+
+/** Without the primary's answer by then (it is gone, or a worker hangs), the held answers go out anyway. */
+const LISTENER_CLOSED_TIMEOUT_MS = LISTEN_LIMIT_MS + CLOSING_LIMIT_MS;
+
+/**
+ * After this worker closed its listener: resolves once the primary says that no worker takes
+ * connections any more (messages.ts, ListenerClosedMessage).
+ */
+function listenerClosed(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      resolve();
+    };
+    const onMessage = (message: unknown): void => {
+      if (isPrimaryMessage(message) && message.type === 'authsvc:listener-closed') done();
+    };
+    const timer = setTimeout(done, LISTENER_CLOSED_TIMEOUT_MS);
+    process.on('message', onMessage);
+    const closed: ListenerClosedMessage = { type: 'authsvc:listener-closed' };
+    if (process.connected) process.send?.(closed);
+    else done();
+  });
+}
 
 export async function runWorker(config: Config, policy: LoadedPolicy): Promise<void> {
   // Until the primary's first table arrives, a worker knows only itself.
@@ -52,7 +78,7 @@ export async function runWorker(config: Config, policy: LoadedPolicy): Promise<v
       const bytes = Buffer.from(message.document, 'base64');
       if (app === null) pending.policy = bytes;
       else app.applyPolicy(bytes);
-    } else stop('primary');
+    } else if (message.type === 'authsvc:shutdown') stop('primary');
   });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
@@ -62,7 +88,11 @@ export async function runWorker(config: Config, policy: LoadedPolicy): Promise<v
 
   // Limits, replay refusal and back-off are the primary's, one IPC message per request: exact across workers.
   const admission = primaryAdmissionClient(toPrimary);
-  app = await startApp({ config, policy, worker: { workers: () => report, admission, metrics: toPrimary } });
+  app = await startApp({
+    config,
+    policy,
+    worker: { workers: () => report, admission, metrics: toPrimary, listenerClosed },
+  });
   if (state.stopping !== null) return drain(app, state.stopping);
   if (pending.policy !== null) app.applyPolicy(pending.policy);
   const ready: ReadyMessage = { type: 'authsvc:ready', url: app.url, policySha256: app.policy.current().sha256 };

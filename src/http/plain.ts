@@ -15,8 +15,13 @@ const TEXTS: Readonly<Record<number, string>> = {
 /** Set as the header itself: Koa's `ctx.type` would look the value up in its MIME table each time. */
 export const TEXT_PLAIN = 'text/plain; charset=utf-8';
 
+/** The body, with its final newline. */
+export function plainText(status: number): string {
+  return `${TEXTS[status] ?? `HTTP ${status}: Could not service this request.`}\n`;
+}
+
 export function plain(ctx: Context, status: number): void {
   ctx.status = status;
   ctx.set('Content-Type', TEXT_PLAIN);
-  ctx.body = `${TEXTS[status] ?? `HTTP ${status}: Could not service this request.`}\n`;
+  ctx.body = plainText(status);
 }

@@ -8,7 +8,7 @@ import { createServer as createTlsServer } from 'node:https';
 import Koa from 'koa';
 import type { HttpDeps } from './deps.js';
 import { drainOf } from './drain.js';
-import type { Drain } from './drain.js';
+import type { Drain, DrainOptions } from './drain.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { countRequests } from './middleware/metrics.js';
 import { requestLog } from './middleware/request-log.js';
@@ -44,36 +44,33 @@ export interface ListenOptions {
  */
 const TIMEOUT_CHECK_MS = 1000;
 
-/** Each listener's drain (drain.ts): while draining, answers carry `Connection: close`. */
+/** Each listener's drain (drain.ts): it owns the request listener, and answers 503 once draining. */
 const drains = new WeakMap<Server, Drain>();
 
 /** Starts the HTTP listener with timeouts that bound slow clients (slowloris). */
 export async function listen(app: Koa<PipelineState>, options: ListenOptions): Promise<Server> {
-  // A request without Host reaches our guard (401) instead of Node's bare 400.
   const handle = app.callback();
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    drains.get(server)?.onRequest(res);
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     void handle(req, res); // Koa answers its own errors; the promise never rejects
   };
+  // A request without Host reaches our guard (401) instead of Node's bare 400. The request listener
+  // is the drain's (drain.ts): it serves through `serve` until the drain, then answers 503.
   const server: Server =
     options.tls == null
-      ? createServer({ requireHostHeader: false, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, listener)
-      : createTlsServer(
-          {
-            requireHostHeader: false,
-            connectionsCheckingInterval: TIMEOUT_CHECK_MS,
-            cert: options.tls.cert,
-            key: options.tls.key,
-            minVersion: 'TLSv1.2',
-          },
-          listener,
-        );
+      ? createServer({ requireHostHeader: false, connectionsCheckingInterval: TIMEOUT_CHECK_MS })
+      : createTlsServer({
+          requireHostHeader: false,
+          connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+          cert: options.tls.cert,
+          key: options.tls.key,
+          minVersion: 'TLSv1.2',
+        });
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   // Node lets a request run to the later of the two, so the headers' bound never exceeds the request's.
   server.headersTimeout = Math.min(10_000, server.requestTimeout);
   server.keepAliveTimeout = 5_000;
   server.maxHeadersCount = 100;
-  drains.set(server, drainOf(server));
+  drains.set(server, drainOf(server, serve));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -85,11 +82,12 @@ export async function listen(app: Koa<PipelineState>, options: ListenOptions): P
 }
 
 /**
- * Stops accepting connections once arrivals stop and resolves when every request accepted has been
- * answered, each answer closing its connection (SIGTERM/SIGINT, trap E3; drain.ts).
+ * Answers late requests 503, stops accepting connections once arrivals stop and resolves when every
+ * connection accepted has been answered, each answer closing its connection (SIGTERM/SIGINT, trap E3;
+ * drain.ts). Only for a server from `listen`.
  */
-export function closeGracefully(server: Server): Promise<void> {
-  const drain = drains.get(server) ?? drainOf(server);
-  drains.set(server, drain);
-  return drain.drain();
+export function closeGracefully(server: Server, options?: DrainOptions): Promise<void> {
+  const drain = drains.get(server);
+  if (drain === undefined) return Promise.reject(new Error('closeGracefully: not a server from listen()'));
+  return drain.drain(options);
 }
