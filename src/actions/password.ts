@@ -143,6 +143,8 @@ async function resetPassword(
   meta: Meta,
   insecureMessage: string,
 ): Promise<Result<Record<string, never>, ResetCode>> {
+  // Not a credential check (docs/design.md, "One credential check"): the frontend has already checked the
+  // emailed token, so whoever gets here controls the address; this only refuses reusing the old password.
   if ((await deps.passwords.hasher.verify(found.passwordHash, newPassword)).ok) return fail('password_unchanged');
   const verdict = await deps.passwords.check(newPassword, {
     email: found.user.email,

@@ -2,8 +2,10 @@
  * The paths to account takeover, through two worker processes on every database (docs/design.md, "One
  * credential check" and "Email changes"): for every action that takes a password, simultaneous wrong
  * guesses are each counted and lock the account, after which the right password is refused too; and a
- * stolen session alone cannot move the account's email, so it cannot reach a password reset. (That no
- * key outlives a revocation is raced in test/reliability/revocation-workers.test.ts.)
+ * stolen session alone cannot move the account's email, so it cannot reach a password reset; and no key
+ * outlives a revocation (docs/design.md, "Revocation fence"): keys issued while the user is being locked
+ * neither verify nor refresh afterwards, also once the user is unlocked (the race of
+ * test/reliability/lock-fence-workers.test.ts, larger).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +17,7 @@ import { PASSWORD_ACTIONS } from '../../helpers/password-actions.js';
 import type { Guessed } from '../../helpers/password-actions.js';
 import { postOnce } from '../../helpers/process.js';
 import type { AuthsvcProcess } from '../../helpers/process.js';
-import { callerOf } from '../../helpers/races.js';
+import { callerOf, lockRace } from '../../helpers/races.js';
 import type { Reply } from '../../helpers/races.js';
 import { sessionNewBody } from '../../helpers/requests.js';
 import { sqlOf } from '../../helpers/sql.js';
@@ -89,6 +91,15 @@ forEachDatabase((db) => {
         assert.equal(login['success'], false, 'user-login refuses too');
       });
     }
+
+    it('no key issued while the user is being locked outlives the lock', async (t) => {
+      const race = await lockRace(server, store, { parallel: 16, lockAfter: 80, maxRequests: 600 });
+      t.diagnostic(`lock race: ${JSON.stringify(race)}`);
+      assert.ok(race.issued >= 80, JSON.stringify(race));
+      assert.equal(race.verifiedAfterLock, 0, JSON.stringify(race));
+      assert.equal(race.verifiedAfterUnlock, 0, JSON.stringify(race));
+      assert.equal(race.refreshedAfterUnlock, 0, JSON.stringify(race));
+    });
 
     it('a stolen session cannot move the email, so it cannot reach a password reset', async () => {
       const victim = await newUser();
