@@ -271,7 +271,7 @@ describe('GET /metrics', () => {
 
 describe('metrics of the stores behind the server', () => {
   describe('a Redis outage', { skip: hasRedisServer ? false : 'redis-server is not installed' }, () => {
-    it('counts the fall-back once and shows redis down, then up again', async () => {
+    it('counts the fall-back once and shows redis down', async () => {
       const port = await freePort();
       const redis = await startRedis(port);
       const server = await startTestServer({ config: { metrics: LOOPBACK, redisUrl: `redis://127.0.0.1:${port}` } });
@@ -283,8 +283,10 @@ describe('metrics of the stores behind the server', () => {
           [1, 0],
         );
         await stopRedis(redis);
+        // While Redis is down a state-changing request cannot be checked for replay: 503 (docs/design.md,
+        // "Replay during a Redis outage").
         for (let i = 0; i < 3; i++) {
-          assert.equal((await server.post(server.seal(envelope('session-new', newSession, `r${i + 2}`)))).status, 200);
+          assert.equal((await server.post(server.seal(envelope('session-new', newSession, `r${i + 2}`)))).status, 503);
         }
         samples = await scrape(server);
         assert.deepEqual(
