@@ -3,7 +3,7 @@
  * the server accepted is answered — those in flight at the signal in full, those that arrive during
  * the drain (new connections and kept-alive ones) with a 503 — every answer given while draining
  * carries `Connection: close`, and the last log line is "stopped". A request may be refused
- * (ECONNREFUSED: never accepted), never reset. drain-connections.test.ts holds the stream past the
+ * (ECONNREFUSED: never accepted), never reset. suite/drain-connections.test.ts holds the stream past the
  * listener's limit.
  */
 import assert from 'node:assert/strict';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSessionOn, spawnAuthsvc } from '../helpers/process.js';
+import { openSessionOn, spawnAuthsvc } from '../../helpers/process.js';
 
 /** New connections in all, each its own request, from this many loops at once. */
 const ATTEMPTS = 3000;
