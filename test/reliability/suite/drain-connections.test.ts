@@ -11,8 +11,11 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openSessionOn, spawnAuthsvc } from '../../helpers/process.js';
 
-/** New connections in all, each its own request, from this many loops at once. */
-const ATTEMPTS = 3000;
+/**
+ * New connections, each its own request, from this many loops at once, until one is refused at
+ * connect after the signal (the stream outlasted the listener), or at most this many in all.
+ */
+const MAX_ATTEMPTS = 20_000;
 const LOOPS = 24;
 /** The signal goes out once this many have been answered. */
 const SIGNAL_AFTER = 400;
@@ -64,11 +67,13 @@ for (const workers of [1, 2]) {
       let signalledAt = Number.POSITIVE_INFINITY;
       let started = 0;
       const attempts: Attempt[] = [];
+      let refusedAfterSignal = false;
       const loop = async (): Promise<void> => {
-        while (started < ATTEMPTS) {
+        while (started < MAX_ATTEMPTS && !refusedAfterSignal) {
           started += 1;
           const result = await attempt(server.port, body, signalledAt);
           attempts.push(result);
+          if (result.at >= 0 && isRefusal(result)) refusedAfterSignal = true;
           if (result.error !== undefined) await sleep(5);
         }
       };
