@@ -2,8 +2,9 @@
  * Where a server's CPU went, from a V8 `.cpuprofile` (node --cpu-prof): self time summed by function and
  * by file (node_modules folded to their package), as shares of the sampled time.
  *   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=40] [skip-seconds=0]
- * Pair it with bench/hot-reads.ts `--cpu-prof --cpu-prof-dir=…`, one action per run; `skip-seconds`
- * leaves out the start (loading, fixtures, warm-up) so that the figures are the measured window's.
+ * `npm run bench -- --cpu-prof` (also with `--quick`) already writes each measured window's profile and a
+ * summary; this reads any other profile, e.g. one of `--node-arg=--cpu-prof --node-arg=--cpu-prof-dir=…`
+ * (whole process, one action per run), where `skip-seconds` leaves out the start (loading, fixtures, warm-up).
  */
 import { readFileSync } from 'node:fs';
 

@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: authsvc against the protocol's floor, on this machine, in one run.
- *   flock /work/bench.lock npm run bench -- [--help for the flags]
+ *   npm run bench -- [--help for the flags]      (on a machine others share, take turns: figures are the machine's)
  * For each database and worker count it starts authsvc from dist (first start, then a restart, both
  * timed to healthy), makes fixtures through the protocol, and drives each action closed-loop at each
  * concurrency (warm-up, then a measured window), every request freshly sealed and every reply checked.
  * The same run measures the floor (bench/baseline.ts) and one password verify's CPU (the hash limit),
  * both at its start and again at its end (lib/judge.ts takes the less disturbed measurement).
  * Figures are reported, never asserted. Writes <out>/latest.json and <out>/latest.md.
+ * `--quick a,b` (`--hot-reads`, `--logins`) measures only those actions on one server (lib/quick.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type as osType } from 'node:os';
@@ -24,6 +25,7 @@ import type { Point } from './lib/measure.js';
 import { USAGE, parseOptions } from './lib/options.js';
 import type { BenchOptions } from './lib/options.js';
 import { cutProfiles, writeSummary } from './lib/profile.js';
+import { runQuick } from './lib/quick.js';
 import type { Window } from './lib/profile.js';
 import { markdown, SETTLE_MS } from './lib/report.js';
 import type { BenchResults, ServerRun, Startup } from './lib/report.js';
@@ -252,7 +254,6 @@ async function main(options: BenchOptions): Promise<void> {
       'server environment':
         Object.keys(options.serverEnv).length === 0 ? 'defaults' : JSON.stringify(options.serverEnv),
       'rate limits and login back-off': options.serverEnv['AUTHSVC_RATELIMITS'] === undefined ? 'off' : 'as set',
-      'glibc tunables': 'as npm start, the Dockerfile and the systemd unit set them',
       'cpu profiling': options.cpuProf,
       server: options.fromSource ? 'src/ through tsx (not comparable)' : 'dist/',
       'run took seconds': Math.round((performance.now() - began) / 1000),
@@ -283,4 +284,5 @@ try {
   process.exit(2);
 }
 if (options === 'help') process.stdout.write(`${USAGE}\n`);
+else if (options.quick !== null) await runQuick(options, options.quick);
 else await main(options);

@@ -1,4 +1,7 @@
-/** `npm run bench -- [flags]`: what to run. Defaults keep a whole run under 5 minutes on 2 cores. */
+/**
+ * `npm run bench -- [flags]`: what to run. Defaults keep a whole run under 5 minutes on 2 cores. `--quick`
+ * (and its shorthands `--hot-reads`, `--logins`) measures a few actions on one server instead, without the floors.
+ */
 import { parseArgs } from 'node:util';
 import { BENCH_ACTIONS, isBenchAction } from './actions.js';
 import type { BenchAction } from './actions.js';
@@ -19,21 +22,46 @@ export interface BenchOptions {
   readonly outDir: string;
   /** Servers from src/ through tsx instead of dist/ (the bench's own test; figures not comparable). */
   readonly fromSource: boolean;
+  /** A quick measure of a few actions on one server (lib/quick.ts) instead of the whole run; null for the whole run. */
+  readonly quick: QuickOptions | null;
 }
 
-export const USAGE = `npm run bench -- [flags]     (run it under: flock /work/bench.lock npm run bench -- …)
+export interface QuickOptions {
+  readonly actions: readonly BenchAction[];
+  /** Every action measured this many times, interleaved; the least CPU per request is reported. */
+  readonly rounds: number;
+  /** Also replay one sealed request with wrk (read-only actions only: a replayed state change is refused). */
+  readonly wrk: boolean;
+  /** Another build's entry file instead of this package's `authsvc` command (A/B against a baseline). */
+  readonly script: string | undefined;
+  /** Arguments for the server's node, e.g. --cpu-prof (NODE_OPTIONS refuses it). */
+  readonly nodeArgs: readonly string[];
+}
+
+/** The actions `--hot-reads` measures: the cheapest reads, where authsvc's own overhead shows most. */
+export const HOT_READS: readonly BenchAction[] = ['session-exists', 'user-check-access', 'apikey-verify-nosession'];
+
+export const USAGE = `npm run bench -- [flags]     (run nothing else heavy meanwhile: the figures are the machine's)
   --db sqlite[,pg,mysql]      databases (pg: AUTHSVC_BENCH_PGURL or AUTHSVC_TEST_PGURL; mysql: …_MYSQLURL)  [sqlite]
-  --workers 1,2               server worker counts driven under load                                     [1,2]
-  --concurrency 16,64         concurrent clients (closed loop)                                             [16,64]
-  --duration 3                measured seconds per action and concurrency                                  [3]
+  --workers 1,2               server worker counts driven under load                            [1,2; quick: 1]
+  --concurrency 16,64         concurrent clients (closed loop)                    [16,64; quick: 16; logins: 8]
+  --duration 3                measured seconds per action and concurrency        [3; quick: 10; hot reads: 8]
   --warmup 1                  warm-up seconds before each measured window                                  [1]
   --actions a,b               a subset of: ${BENCH_ACTIONS.join(', ')}
   --footprint 4               worker counts only started, for start-up and idle memory ("none": skip)      [4]
   --cpu-prof                  servers run with --cpu-prof; profiles cut to each measured window in <out>/profiles
   --set NAME=value            server environment (AUTHSVC_* or NODE_OPTIONS), e.g. --set AUTHSVC_RATELIMITS=…
                               (rate limits and login back-off are off unless set)
-  --out bench/results         where latest.json and latest.md go
-  --from-source               run authsvc from src/ through tsx, not dist/ (tests; its figures are not comparable)`;
+  --out bench/results         where latest.json and latest.md go (a quick run writes only profiles there)
+  --from-source               run authsvc from src/ through tsx, not dist/ (tests; its figures are not comparable)
+A quick run: a few actions on one server per database and worker count, no floors, nothing written but profiles:
+  --quick a,b                 these actions (the list above), e.g. --quick session-exists
+  --hot-reads                 the same as --quick ${HOT_READS.join(',')}
+  --logins                    the same as --quick user-login (each login opens its session first, untimed)
+  --rounds 1                  measure every action N times, interleaved; report the least CPU per request
+  --wrk                       also replay one sealed request with wrk, when installed (read-only actions)
+  --server FILE               another build's entry file instead of this package's authsvc (A/B)
+  --node-arg ARG              an argument for the server's node (repeatable), e.g. --node-arg=--cpu-prof`;
 
 const list = (text: string): string[] =>
   text
@@ -59,16 +87,24 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     args: [...argv],
     options: {
       db: { type: 'string', default: 'sqlite' },
-      workers: { type: 'string', default: '1,2' },
-      concurrency: { type: 'string', default: '16,64' },
-      duration: { type: 'string', default: '3' },
+      // No defaults here: a quick run has its own (quickDefaults).
+      workers: { type: 'string' },
+      concurrency: { type: 'string' },
+      duration: { type: 'string' },
       warmup: { type: 'string', default: '1' },
-      actions: { type: 'string', default: BENCH_ACTIONS.join(',') },
+      actions: { type: 'string' },
       footprint: { type: 'string', default: '4' },
       'cpu-prof': { type: 'boolean', default: false },
       set: { type: 'string', multiple: true, default: [] },
       out: { type: 'string', default: 'bench/results' },
       'from-source': { type: 'boolean', default: false },
+      quick: { type: 'string' },
+      'hot-reads': { type: 'boolean', default: false },
+      logins: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '1' },
+      wrk: { type: 'boolean', default: false },
+      server: { type: 'string' },
+      'node-arg': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -77,8 +113,31 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   const databases = list(values.db);
   for (const db of databases)
     if (db !== 'sqlite' && db !== 'pg' && db !== 'mysql') throw new Error(`--db: unknown database "${db}"`);
-  const actions = list(values.actions);
-  for (const action of actions) if (!isBenchAction(action)) throw new Error(`--actions: unknown action "${action}"`);
+  const modes = [values.quick !== undefined, values['hot-reads'], values.logins].filter(Boolean).length;
+  if (modes > 1) throw new Error('choose one of --quick, --hot-reads and --logins');
+  const quickActions =
+    values.quick !== undefined
+      ? list(values.quick)
+      : values['hot-reads']
+        ? [...HOT_READS]
+        : values.logins
+          ? ['user-login']
+          : null;
+  if (quickActions !== null && values.actions !== undefined)
+    throw new Error('--actions is for the whole run; a quick run takes its actions from --quick');
+  if (
+    quickActions === null &&
+    (values.wrk || values.server !== undefined || values['node-arg'].length > 0 || values.rounds !== '1')
+  )
+    throw new Error('--rounds, --wrk, --server and --node-arg go with --quick, --hot-reads or --logins');
+  const actions = quickActions ?? list(values.actions ?? BENCH_ACTIONS.join(','));
+  const flag = quickActions === null ? 'actions' : 'quick';
+  if (actions.length === 0) throw new Error(`--${flag} names no action`);
+  for (const action of actions) if (!isBenchAction(action)) throw new Error(`--${flag}: unknown action "${action}"`);
+  const defaults =
+    quickActions === null
+      ? { workers: '1,2', concurrency: '16,64', duration: '3' }
+      : { workers: '1', concurrency: values.logins ? '8' : '16', duration: values['hot-reads'] ? '8' : '10' };
   const serverEnv: Record<string, string> = {};
   for (const pair of values.set) {
     const at = pair.indexOf('=');
@@ -88,9 +147,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   }
   return {
     databases: databases as BenchDatabase[],
-    workers: numbers('workers', values.workers),
-    concurrency: numbers('concurrency', values.concurrency),
-    seconds: positive('duration', values.duration),
+    workers: numbers('workers', values.workers ?? defaults.workers),
+    concurrency: numbers('concurrency', values.concurrency ?? defaults.concurrency),
+    seconds: positive('duration', values.duration ?? defaults.duration),
     warmupSeconds: values.warmup === '0' ? 0 : positive('warmup', values.warmup),
     actions: actions as BenchAction[],
     footprint: values.footprint === 'none' ? [] : numbers('footprint', values.footprint),
@@ -98,5 +157,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     serverEnv,
     outDir: values.out,
     fromSource: values['from-source'],
+    quick:
+      quickActions === null
+        ? null
+        : {
+            actions: actions as BenchAction[],
+            rounds: numbers('rounds', values.rounds)[0] ?? 1,
+            wrk: values.wrk,
+            script: values.server,
+            nodeArgs: values['node-arg'],
+          },
   };
 }

@@ -112,8 +112,8 @@ const pct = (share: number | null): string => (share === null ? '' : `${Math.rou
 const ratio = (value: number | null): string => (value === null ? '' : `${value.toFixed(2)}×`);
 
 /** The columns every load table has, after its first: what the load generator saw and the server spent. */
-const LOAD_COLUMNS = ['clients', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server CPU µs/req'];
-const loadCells = (p: Point): Array<string | number> => [
+export const LOAD_COLUMNS = ['clients', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server CPU µs/req'];
+export const loadCells = (p: Point): Array<string | number> => [
   p.concurrency,
   p.rps,
   p.p50_ms,
@@ -125,7 +125,7 @@ const loadCells = (p: Point): Array<string | number> => [
 ];
 
 /** A table: its header, the alignment line (the first column left, the others right), its rows. */
-const table = (header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string[] => [
+export const table = (header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string[] => [
   row(header),
   row(header.map((_, i) => (i === 0 ? '---' : '---:'))),
   ...rows.map(row),

@@ -1,13 +1,13 @@
 /**
  * The CPU the metrics add to one request, measured in isolation: the counting step (classification,
  * one counter increment, one histogram observation) run on request states like the pipeline leaves
- * them, against the same step without counting. Compare the result with `server_cpu_us_per_request`
- * of bench/hot-reads.ts, whose run-to-run noise on a shared machine is larger than this cost.
- *   npx tsx bench/metrics-overhead.ts [iterations=500000]
+ * them, against the same step without counting. Compare the result with "server CPU µs/req"
+ * of `npm run bench -- --hot-reads`, whose run-to-run noise on a shared machine is larger than this cost.
+ *   npx tsx bench/micro/metrics-overhead.ts [iterations=500000]
  */
-import { countRequests } from '../src/http/middleware/metrics.js';
-import type { PipelineContext, Step } from '../src/http/state.js';
-import { createServiceMetrics } from '../src/metrics/prometheus.js';
+import { countRequests } from '../../src/http/middleware/metrics.js';
+import type { PipelineContext, Step } from '../../src/http/state.js';
+import { createServiceMetrics } from '../../src/metrics/prometheus.js';
 
 const iterations = Number(process.argv[2] ?? 500_000);
 const metrics = createServiceMetrics({ hashes: { running: 0, waiting: 0 } });

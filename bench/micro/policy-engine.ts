@@ -3,18 +3,18 @@
  * schema's compilation by ajv, then warm), and decisions per second of checkAccess and checkLimit on a
  * mix of requests covering the whole access matrix; the same for the document-sharing example (rules
  * with JSON-Logic conditions, JSON-Logic limits); and policy:lint's work on the default policy.
- *   npx tsx bench/policy-engine.ts [seconds per measure=3]
+ *   npx tsx bench/micro/policy-engine.ts [seconds per measure=3]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PKG_DIR } from '../src/package-dir.js';
-import { checkAccess } from '../src/policy/engine/check-access.js';
-import { checkLimit } from '../src/policy/engine/check-limit.js';
-import type { AccessRequest } from '../src/policy/engine/decision.js';
-import type { CompiledPolicy } from '../src/policy/engine/compiled-policy.js';
-import { lintPolicyBytes } from '../src/policy/authoring/lint.js';
-import { compilePolicyBytes } from '../src/policy/authoring/policy-file.js';
-import { formatProblem } from '../src/policy/authoring/problems.js';
+import { PKG_DIR } from '../../src/package-dir.js';
+import { checkAccess } from '../../src/policy/engine/check-access.js';
+import { checkLimit } from '../../src/policy/engine/check-limit.js';
+import type { AccessRequest } from '../../src/policy/engine/decision.js';
+import type { CompiledPolicy } from '../../src/policy/engine/compiled-policy.js';
+import { lintPolicyBytes } from '../../src/policy/authoring/lint.js';
+import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
+import { formatProblem } from '../../src/policy/authoring/problems.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const bytes = readFileSync(join(PKG_DIR, 'policy', 'default.json'));

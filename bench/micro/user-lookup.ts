@@ -2,7 +2,7 @@
  * How long the administration lookups take on a large users table: user-lookup-match on extra_info
  * (matched in TypeScript over pages of 1,000 rows; a rare value scans the whole table), on a column,
  * and user-list pages, over the real encrypted protocol of an in-process server.
- *   npx tsx bench/user-lookup.ts [users=50000] [database=sqlite|pg|mysql]
+ *   npx tsx bench/micro/user-lookup.ts [users=50000] [database=sqlite|pg|mysql]
  * pg and mysql use a fresh database on the server of AUTHSVC_TEST_PGURL / AUTHSVC_TEST_MYSQLURL (default
  * the local test servers), dropped afterwards.
  */
@@ -10,12 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { timeToDb } from '../src/store/dialect.js';
-import { parseDatabaseUrl } from '../src/store/url.js';
-import type { DatabaseTarget, MysqlTarget, PgTarget } from '../src/store/url.js';
-import { adminQuery } from '../test/helpers/admin-sql.js';
-import { startTestServer } from '../test/helpers/server.js';
-import { sqlOf } from '../test/helpers/sql.js';
+import { timeToDb } from '../../src/store/dialect.js';
+import { parseDatabaseUrl } from '../../src/store/url.js';
+import type { DatabaseTarget, MysqlTarget, PgTarget } from '../../src/store/url.js';
+import { adminQuery } from '../../test/helpers/admin-sql.js';
+import { startTestServer } from '../../test/helpers/server.js';
+import { sqlOf } from '../../test/helpers/sql.js';
 
 const users = Number(process.argv[2] ?? 50_000);
 const database = process.argv[3] ?? 'sqlite';

@@ -2,14 +2,14 @@
  * What one request log line costs, in this process (a hot loop: a lower bound of the cost in a loaded
  * server), against the winston set-up authsvc used before (a format chain of timestamp() and json(),
  * and a Stream transport writing each line at once), plus the client-IP digest, fresh and memoised.
- *   npx tsx bench/log-line.ts [lines=200000]
+ *   npx tsx bench/micro/log-line.ts [lines=200000]
  * Lines go to a stream that discards them, so the figures are the logging code's, not the pipe's.
  */
 import { createHmac } from 'node:crypto';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { createLogger } from '../src/log/logger.js';
-import { piiHasher } from '../src/log/pii.js';
+import { createLogger } from '../../src/log/logger.js';
+import { piiHasher } from '../../src/log/pii.js';
 
 const lines = Number(process.argv[2] ?? 200_000);
 
