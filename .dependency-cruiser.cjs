@@ -59,7 +59,7 @@ const ALLOWED = {
   config: [...SERVICES, 'package-dir'],
   http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
   setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
-  // docs/operations.md lists the audit-event catalogue (src/audit/catalogue.ts).
+  // docs/events.md lists the audit-event catalogue (src/audit/catalogue.ts).
   docs: ['protocol', 'domain', 'config', 'actions', 'audit', 'package-dir'],
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,

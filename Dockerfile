@@ -1,4 +1,4 @@
-# authsvc in a container (docs/operations.md, "Containers").
+# authsvc in a container (docs/operations/containers-and-systemd.md).
 #   docker build -t authsvc .
 #   docker run -d -p 127.0.0.1:13431:13431 -v authsvc-data:/data \
 #     -e AUTHSVC_AUTHDB=postgresql://authsvc:…@db:5432/authsvc \

@@ -1,6 +1,6 @@
 /**
  * The audit events: one entry per security-relevant fact, with its stable name, its log level, what it
- * means and its detail fields. Emit sites, the log sink, the webhooks and the docs (docs/operations.md,
+ * means and its detail fields. Emit sites, the log sink, the webhooks and the docs (docs/events.md,
  * written by `npm run docs`) all read this one table, and `AuditSink.record` accepts only these names,
  * each with exactly its fields. Names are part of the operator's contract: alerts and webhook receivers
  * match on them, so an entry is added, never renamed.

@@ -1,5 +1,5 @@
 /**
- * The signature checks docs/operations.md shows, run as written: the TypeScript one (through tsx) and the
+ * The signature checks docs/operations/audit-events.md shows, run as written: the TypeScript one (through tsx) and the
  * Python one (with python3, when present) accept the Standard Webhooks reference vector and a real
  * delivery of this server, and refuse a tampered body, another key and a stale timestamp.
  */
@@ -21,9 +21,9 @@ import { FrozenClock } from '../helpers/clock.js';
 import { startTestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
-const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
-const section = doc.slice(doc.indexOf('### Verifying a signature'));
-const webhooks = doc.slice(doc.indexOf('### Webhooks'), doc.indexOf('### Verifying a signature'));
+const doc = readFileSync(join(PKG_DIR, 'docs', 'operations', 'audit-events.md'), 'utf8');
+const section = doc.slice(doc.indexOf('\n## Verifying a signature'));
+const webhooks = doc.slice(doc.indexOf('\n## Webhooks'), doc.indexOf('\n## Verifying a signature'));
 
 /** The one fenced block of `language` in the verification section. */
 function block(language: string): string {
@@ -55,7 +55,7 @@ const dir = mkdtempSync(join(tmpdir(), 'authsvc-verify-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const hasOpenssl = spawnSync('bash', ['-c', 'command -v openssl']).status === 0;
-describe('the secret docs/operations.md makes', () => {
+describe('the secret docs/operations/audit-events.md makes', () => {
   it('is one start-up accepts', { skip: hasOpenssl ? false : 'openssl is not installed' }, () => {
     const command = /^```sh\n(.*)\n```/m.exec(webhooks)?.[1] ?? '';
     assert.match(command, /^echo "whsec_/);
@@ -65,7 +65,7 @@ describe('the secret docs/operations.md makes', () => {
   });
 });
 
-describe('the signature checks of docs/operations.md', () => {
+describe('the signature checks of docs/operations/audit-events.md', () => {
   const cases: Case[] = [];
 
   before(async () => {

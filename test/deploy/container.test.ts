@@ -15,7 +15,7 @@ import { generateFernetKey } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
 
 /**
- * The container and service files (docs/operations.md). No container engine is installed or started
+ * The container and service files (docs/operations/containers-and-systemd.md). No container engine is installed or started
  * here: compose.yaml is checked against the Compose specification's JSON Schema, the Dockerfile's
  * health check runs against a real server, and the image is built only where docker already works.
  */

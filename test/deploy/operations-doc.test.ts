@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -13,16 +13,19 @@ import { startAuthsvc } from '../cli/spawn.js';
 import { blocksOf } from '../helpers/doc-blocks.js';
 
 /**
- * The shell examples of docs/operations.md, run as written (paths swapped for temporary ones); each is
- * marked `<!-- checked-by: test/deploy/operations-doc.test.ts -->` there (test/docs/code-blocks.test.ts).
+ * The shell examples of the operations pages (docs/operations/*.md), run as written (paths swapped for temporary
+ * ones); each is marked `<!-- checked-by: test/deploy/operations-doc.test.ts -->` there (test/docs/code-blocks.test.ts).
  */
-const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
+const pages = readdirSync(join(PKG_DIR, 'docs', 'operations'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/operations/${f}`);
+const page = (name: string): string => readFileSync(join(PKG_DIR, 'docs', 'operations', name), 'utf8');
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-opsdoc-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The one line of a ```sh block that starts with `prefix`. */
 function exampleLine(prefix: string): string {
-  const blocks = blocksOf('docs/operations.md').filter((b) => b.language === 'sh');
+  const blocks = pages.flatMap(blocksOf).filter((b) => b.language === 'sh');
   const lines = blocks.flatMap((b) => b.code.split('\n').map((line) => line.trim()));
   const found = lines.filter((line) => line.startsWith(prefix));
   assert.equal(found.length, 1, `one example starting with ${prefix}`);
@@ -41,7 +44,7 @@ function sh(command: string, cwd = dir, env: Record<string, string> = {}): strin
 
 const hasCommand = (name: string): boolean => spawnSync('bash', ['-c', `command -v ${name}`]).status === 0;
 
-describe('docs/operations.md examples', () => {
+describe('docs/operations/*.md examples', () => {
   it('makes a Fernet key with openssl', { skip: hasCommand('openssl') ? false : 'openssl is not installed' }, () => {
     sh(exampleLine('openssl rand -base64 32 | tr'));
     assert.notEqual(parseKeyring(readFileSync(join(dir, 'new-key'), 'utf8').trim()), null);
@@ -93,7 +96,8 @@ describe('docs/operations.md examples', () => {
   });
 
   it('overrides one field of one item in the data folder copy, as the upgrade section shows', async () => {
-    const override = /```json\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## Upgrades')))?.[1] ?? '';
+    const maintenance = page('maintenance.md');
+    const override = /```json\n([\s\S]*?)```/.exec(maintenance.slice(maintenance.indexOf('## Upgrades')))?.[1] ?? '';
     const path = join(dir, 'override.json');
     writeFileSync(path, override);
     const env = {
@@ -110,7 +114,7 @@ describe('docs/operations.md examples', () => {
     assert.ok(setup.ok, JSON.stringify(setup));
     // `npx authsvc` of a clone, run from the sources.
     const authsvc = `${process.execPath} --import ${import.meta.resolve('tsx')} ${join(PKG_DIR, 'src', 'main.ts')}`;
-    const section = doc.slice(doc.indexOf('## Admin command line'), doc.indexOf('## Upgrades'));
+    const section = page('admin-commands.md');
     const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const lines = block.split('\n').filter((line) => line.trim() !== '');
     assert.ok(lines.length >= 10, 'the section shows the commands');

@@ -32,9 +32,9 @@ export interface DocBlock {
   readonly badMarkers: readonly string[];
 }
 
-/** Every document whose code blocks are checked: the README, docs/, the client's and the examples' READMEs. */
+/** Every document whose code blocks are checked: the README, docs/ (and its folders), the client's and the examples' READMEs. */
 export function checkedDocuments(): string[] {
-  const docs = readdirSync(join(PKG_DIR, 'docs'))
+  const docs = readdirSync(join(PKG_DIR, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`);

@@ -342,8 +342,8 @@ describe('metrics of the stores behind the server', () => {
   );
 });
 
-describe('docs/operations.md, "Metrics"', () => {
-  const doc = readFileSync(join(PKG_DIR, 'docs', 'operations.md'), 'utf8');
+describe('docs/operations/monitoring.md, "Metrics"', () => {
+  const doc = readFileSync(join(PKG_DIR, 'docs', 'operations', 'monitoring.md'), 'utf8');
   const section = doc.slice(doc.indexOf('\n## Metrics\n'), doc.indexOf('\n## ', doc.indexOf('\n## Metrics\n') + 5));
   /** Only with --workers N (checked in test/reliability/metrics-workers.test.ts) or with redisurl. */
   const CONDITIONAL = new Set(['authsvc_metrics_processes', 'authsvc_redis_up']);

@@ -1,5 +1,5 @@
 /**
- * SIGTERM under a steady stream of new connections (issue 26, finding 7; docs/operations.md, Signals):
+ * SIGTERM under a steady stream of new connections (issue 26, finding 7; docs/operations/processes.md, the drain):
  * every TCP connection the server accepts gets an HTTP answer, until the process exits. A request is
  * either answered (its own answer, or 503 once the server drains, each closing its connection) or
  * refused at connect (ECONNREFUSED: never accepted); never reset or hung up after its connection
