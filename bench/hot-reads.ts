@@ -6,7 +6,7 @@
  * Each `NAME=value` sets the server's environment (e.g. `AUTHSVC_WORKERS=2`, or an `AUTHSVC_RATELIMITS` high enough not to refuse).
  * `--rounds=N` measures every action N times, interleaved, and reports the least CPU per request (and
  * the median), the best requests/s and the median percentiles: on a shared machine the least is the
- * figure least inflated by neighbours. `--server=…/main.js` runs another build (A/B against a baseline
+ * figure least inflated by neighbours. `--server=…/bin.js` runs another build (A/B against a baseline
  * whose package directory holds that dist/). Every other argument starting with `--` goes to the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
  * (NODE_OPTIONS refuses --cpu-prof); the profile is written when the server exits, and covers the fixtures
  * and warm-up too, so profile one action per run (bench/profile-summary.ts reads it).

@@ -1,5 +1,5 @@
 /**
- * Logins per second with the default password hash: a real server (`node dist/main.js`, SQLite), one
+ * Logins per second with the default password hash: a real server (`node dist/bin.js`, SQLite), one
  * verified user, `concurrency` clients each opening a session and logging in, again and again.
  *   npm run build && npx tsx bench/logins.ts [concurrency=8] [seconds=10] [workers=1]
  */

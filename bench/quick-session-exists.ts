@@ -1,5 +1,5 @@
 /**
- * A quick measure of session-exists: start-up time of `node dist/main.js`, then requests/s and latency
+ * A quick measure of session-exists: start-up time of `node dist/bin.js`, then requests/s and latency
  * percentiles at a fixed concurrency for a fixed time, from a client in another process.
  *   npm run build && npx tsx bench/quick-session-exists.ts [concurrency=16] [seconds=10] [database=sqlite]
  *     [workers=1] [client=node]
