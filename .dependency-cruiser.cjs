@@ -4,14 +4,16 @@
  *
  * Dependencies point one way, from the entry points down to the wire protocol:
  *
- *   launch (bin.cts, npm-start.cts: CommonJS, size the thread pool) → entry (main, start, serve) → cluster, admin → app (composition root) → setup, http, docs
+ *   entry (bin, start) → cluster, admin → app (composition root) → setup, http, docs
  *     → actions → accounts → services (store, passwords, policy engine, admission, mail, audit, metrics)
  *     → log → domain → protocol
  *
  * config decodes options for the services (it may read their option types and parse database URLs) and
  * is read only by the composition root and above. The policy folder is split: `policy/engine/` decides
  * at run time, `policy/authoring/` is the tooling (lint, schema, diff, fixtures, CLIs), and the files
- * directly in `policy/` are the seam (load, reload) that uses both.
+ * directly in `policy/` are the seam (load, reload) that uses both. The two entry files import
+ * cluster/launch.ts first (it sizes libuv's thread pool, so it imports nothing of src/), and run
+ * cluster/serve.ts, the command as a function.
  *
  * Every import counts: static, type-only, re-export (`export … from`) and dynamic `import()`.
  * A part not listed here may import nothing of src/ but `protocol/` and `domain/`.
@@ -63,22 +65,23 @@ const ALLOWED = {
   docs: ['protocol', 'domain', 'config', 'actions', 'audit', 'package-dir'],
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,
-  cluster: [...BELOW_APP, 'app'],
+  // `authsvc --help` (cluster/serve.ts) lists the admin commands too.
+  cluster: [...BELOW_APP, 'app', 'admin/help'],
   // The admin command line (`authsvc user …`) sits beside the cluster, above the composition root: it
   // runs the actions through the dispatcher the app wires (never copies of their rules), and reads
-  // policy/authoring for `policy check`'s positioned problems. Only the entry points import it.
+  // policy/authoring for `policy check`'s positioned problems. Only the entry points import it (and
+  // cluster/serve.ts its help summary).
   admin: [...BELOW_APP, 'app', 'policy/authoring'],
 };
-const ENTRY = ['main', 'start', 'serve'];
-/** The CommonJS files that run first (the `authsvc` bin, `npm start`) and the one helper they share. */
-const LAUNCH = ['bin', 'npm-start', 'threadpool'];
+/** The two entry files: the `authsvc` bin and `npm start`. */
+const ENTRY = ['bin', 'start'];
 
 /** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
 function pathOf(part) {
   if (part === 'policy') return '^src/policy/[^/]+$';
   if (part === 'config/environment') return '^src/config/environment\\.ts$';
+  if (part === 'admin/help') return '^src/admin/help\\.ts$';
   if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${part}\\.ts$`;
-  if (LAUNCH.includes(part)) return `^src/${part}\\.cts$`;
   return `^src/${part}/`;
 }
 
@@ -100,17 +103,17 @@ module.exports = {
   forbidden: [
     ...layerRules,
     {
-      name: 'launch-imports',
-      comment: 'bin.cts and npm-start.cts import threadpool.cts and their entry point, nothing else',
+      name: 'launch-imports-nothing',
+      comment: 'cluster/launch.ts runs first in every process, before any module may start the thread pool',
       severity: 'error',
-      from: { path: LAUNCH.map(pathOf).join('|') },
-      to: { path: '^src/', pathNot: [...LAUNCH, 'main', 'start'].map(pathOf) },
+      from: { path: '^src/cluster/launch\\.ts$' },
+      to: { path: '^src/' },
     },
     {
       name: 'nothing-imports-entry',
-      comment: 'main, start and serve are entry points: only they (and the launch files) import each other',
+      comment: 'bin and start are the entry points: nothing imports them',
       severity: 'error',
-      from: { path: '^src/', pathNot: [...ENTRY, ...LAUNCH].map(pathOf) },
+      from: { path: '^src/' },
       to: { path: `^src/(${ENTRY.join('|')})\\.ts$` },
     },
     {
@@ -119,7 +122,7 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: [...parts.map(pathOf), ...ENTRY.map(pathOf), ...LAUNCH.map(pathOf), '\\.d\\.ts$', '\\.json$'],
+        pathNot: [...parts.map(pathOf), ...ENTRY.map(pathOf), '\\.d\\.ts$', '\\.json$'],
       },
       to: {},
     },

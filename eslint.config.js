@@ -29,11 +29,6 @@ export default tseslint.config(
     },
   },
   {
-    // The CommonJS entries (src/threadpool.cts) run before any ES module: `import x = require()` is their import.
-    files: ['src/*.cts'],
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
     files: ['src/config/environment.ts', 'test/**', 'scripts/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },

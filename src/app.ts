@@ -32,7 +32,6 @@ import { piiHasher } from './log/pii.js';
 import type { MetricsChannel } from './metrics/cluster.js';
 import { peerMatcher } from './metrics/peers.js';
 import type { ServiceMetrics } from './metrics/port.js';
-import { releaseWhenIdle } from './passwords/hash-memory.js';
 import { createHashQueue, defaultHashQueueOptions } from './passwords/hash-queue.js';
 import type { HashQueue, HashQueueOptions } from './passwords/hash-queue.js';
 import { createHasher } from './passwords/hashing.js';
@@ -324,7 +323,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const clock = options.clock ?? (config.testClockFile === null ? systemClock : fileClock(config.testClockFile));
   const log = createLogger(options.logStream ?? process.stdout, config.logLevel, config.logFormat);
   const queue = options.hashQueue ?? defaultHashQueueOptions(config.workers);
-  const hashQueue = 'run' in queue ? queue : createHashQueue({ ...queue, ...releaseWhenIdle });
+  const hashQueue = 'run' in queue ? queue : createHashQueue(queue);
   const metrics = await metricsOf(config, hashQueue, () => admission.status() === 'ok');
   const admission = await admissionOf(options, log, metrics);
   const random = options.random ?? randomSource;

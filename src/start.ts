@@ -1,8 +1,11 @@
 /**
  * `npm start`: zero configuration. The first run sets authsvc up (as --autosetup with every answer
  * blank) in the git-ignored `.authsvc/` folder of the package; every run then starts from its `.env`.
- * Items can still be changed by the environment or by options after `npm start --`.
+ * Items can still be changed by the environment or by options after `npm start --`. package.json's
+ * `start` script runs it with node's flag (cluster/launch.ts, SEMI_SPACE_FLAG).
  */
+// First: sizes libuv's thread pool before any other module can start it.
+import './cluster/launch.js';
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -13,7 +16,7 @@ import { readInputs } from './config/inputs.js';
 import { rawValue } from './config/retrieve.js';
 import { flushStdio } from './log/logger.js';
 import { PKG_DIR } from './package-dir.js';
-import { serve } from './serve.js';
+import { serve } from './cluster/serve.js';
 import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
 import { CREDENTIALS_FILE } from './setup/credentials.js';
 

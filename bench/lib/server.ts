@@ -4,7 +4,6 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MALLOC_TUNABLES } from '../../src/passwords/hash-memory.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { firstMatch } from './first-match.js';
@@ -32,9 +31,9 @@ export interface BenchServerOptions {
   readonly nodeArgs?: readonly string[];
   /** Start on an existing data folder (a restart) with its secret, instead of a fresh one. */
   readonly reuse?: { readonly basedir: string; readonly secret: string };
-  /** Run src/main.ts through tsx instead of dist/bin.cjs (tests: no build needed; slower start, more memory). */
+  /** Run src/bin.ts through tsx instead of dist/bin.js (tests: no build needed; slower start, more memory). */
   readonly fromSource?: boolean;
-  /** Another build's `main.js` instead of dist/main.js (A/B against a baseline whose package directory holds it). */
+  /** Another build's `bin.js` instead of dist/bin.js (A/B against a baseline whose package directory holds it). */
   readonly script?: string;
 }
 
@@ -54,7 +53,7 @@ export async function startBenchServer(
     [
       ...(options.nodeArgs ?? []),
       ...(options.fromSource === true
-        ? ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'main.ts')]
+        ? ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'bin.ts')]
         : options.script !== undefined
           ? [options.script]
           : authsvcCommand()),
@@ -72,9 +71,6 @@ export async function startBenchServer(
         AUTHSVC_SERVERNAME: 'bench.example',
         AUTHSVC_ADMIN_EMAIL: BENCH_ADMIN.email,
         AUTHSVC_ADMIN_PASSWORD: BENCH_ADMIN.password,
-        // glibc's settings under which hash memory goes back once idle, as npm start, the Dockerfile and the
-        // systemd unit give them (the `authsvc` command's first line cannot: docs/operations.md, "Memory").
-        GLIBC_TUNABLES: MALLOC_TUNABLES,
         // Benches measure the work of each action; limits are asked for explicitly (env).
         AUTHSVC_RATELIMITS: 'none',
         AUTHSVC_LOGINBACKOFF: 'none',
@@ -127,12 +123,11 @@ export async function startBenchServer(
 }
 
 /**
- * What the `authsvc` command runs: node with the flags of dist/bin.cjs's `#!/usr/bin/env -S node …` line,
- * then that file (which sizes libuv's pool before running main.js), so the bench measures the process
- * an operator starts.
+ * What the `authsvc` command runs: node with the flags of dist/bin.js's `#!/usr/bin/env -S node …` line,
+ * then that file, so the bench measures the process an operator starts.
  */
 function authsvcCommand(): string[] {
-  const bin = join(PKG_DIR, 'dist', 'bin.cjs');
+  const bin = join(PKG_DIR, 'dist', 'bin.js');
   const shebang = readFileSync(bin, 'utf8').split('\n', 1)[0] ?? '';
   const flags = /^#!\/usr\/bin\/env -S node((?: --[\w=-]+)*)$/.exec(shebang)?.[1];
   if (flags === undefined) throw new Error(`${bin}: unexpected first line ${shebang}`);

@@ -17,8 +17,6 @@ export interface HashQueue {
 export interface HashQueueOptions {
   readonly concurrency: number;
   readonly maxWaiting: number;
-  /** Run once no hash has run or waited for `afterMs`, counted from the queue's creation too (hash-memory.ts). */
-  readonly whenIdle?: { readonly afterMs: number; readonly run: () => void };
 }
 
 /** The budget of one process when `workers` processes share the machine. */
@@ -30,27 +28,16 @@ export function defaultHashQueueOptions(workers: number): HashQueueOptions {
 export function createHashQueue(options: HashQueueOptions): HashQueue {
   let running = 0;
   const waiting: Array<() => void> = [];
-  const { whenIdle } = options;
-  let idleTimer: NodeJS.Timeout | undefined;
-  // unref: a timer armed by the last hash never keeps a stopping process alive.
-  const armIdle = (): void => {
-    if (whenIdle !== undefined) idleTimer = setTimeout(whenIdle.run, whenIdle.afterMs).unref();
-  };
   const release = (): void => {
     running--;
     const next = waiting.shift();
     if (next !== undefined) {
       running++;
       next();
-    } else if (running === 0) {
-      armIdle();
     }
   };
-  // Counted from the start too: a first start hashes the admin password outside the queue.
-  armIdle();
   return {
     async run(task) {
-      clearTimeout(idleTimer);
       if (running >= options.concurrency) {
         if (waiting.length >= options.maxWaiting) throw new UnavailableError('busy');
         await new Promise<void>((resolve) => waiting.push(resolve));

@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import { workerEnv, workerExecArgv } from '../../src/cluster/worker-runtime.js';
-import { MALLOC_TUNABLES } from '../../src/passwords/hash-memory.js';
 import { spawnAuthsvc } from '../helpers/process.js';
 
 function childrenOf(pid: number): number[] {
@@ -24,8 +23,6 @@ function environOf(pid: number): Map<string, string> {
 const argvOf = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 describe('worker runtime', () => {
-  // (glibc rewrites GLIBC_TUNABLES in a process's own environment as it reads it: what it does for a
-  // worker is checked by its effect, in test/passwords/hash-memory.test.ts.)
   it('starts each worker with 4 MB semi-spaces and one pool thread per hash it may run at once', async () => {
     const server = await spawnAuthsvc({ workers: 2 });
     try {
@@ -43,17 +40,14 @@ describe('worker runtime', () => {
     }
   });
 
-  it("keeps the operator's pool size, semi-space size and glibc tunables", () => {
-    assert.deepEqual(workerEnv({ UV_THREADPOOL_SIZE: '8', GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }, 4), {});
+  it("keeps the operator's pool size and semi-space size", () => {
+    assert.deepEqual(workerEnv({ UV_THREADPOOL_SIZE: '8' }, 4), {});
     assert.deepEqual(workerExecArgv([], { NODE_OPTIONS: '--max-semi-space-size=16' }), []);
     assert.deepEqual(workerExecArgv(['--max-semi-space-size=2'], {}), ['--max-semi-space-size=2']);
   });
 
   it('gives a worker at least one pool thread however many workers share the cores', () => {
-    assert.deepEqual(workerEnv({}, availableParallelism() * 4), {
-      UV_THREADPOOL_SIZE: '1',
-      GLIBC_TUNABLES: MALLOC_TUNABLES,
-    });
+    assert.deepEqual(workerEnv({}, availableParallelism() * 4), { UV_THREADPOOL_SIZE: '1' });
     assert.deepEqual(workerExecArgv(['--enable-source-maps'], {}), ['--enable-source-maps', '--max-semi-space-size=4']);
   });
 });

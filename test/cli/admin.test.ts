@@ -11,7 +11,7 @@ import { runAuthsvc, startAuthsvc } from './spawn.js';
 import type { Finished } from './spawn.js';
 
 /**
- * The admin command line, through the real binary (src/main.ts), on each database: every command, the
+ * The admin command line, through the real binary (src/bin.ts), on each database: every command, the
  * two output forms, passwords from stdin only, refusals with their exit codes, and a change that a
  * server running beside it sees at once.
  */

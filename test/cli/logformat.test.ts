@@ -27,7 +27,7 @@ function outputUntilListening(args: string[], extraEnv: Record<string, string> =
     ...extraEnv,
   };
   const tsx = import.meta.resolve('tsx');
-  const child = spawn(process.execPath, ['--import', tsx, join(PKG_DIR, 'src', 'main.ts'), '--port=0', ...args], {
+  const child = spawn(process.execPath, ['--import', tsx, join(PKG_DIR, 'src', 'bin.ts'), '--port=0', ...args], {
     cwd: basedir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,7 +18,7 @@ export function runAuthsvc(
 ): Promise<Finished> {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'main.ts'), ...args],
+    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'bin.ts'), ...args],
     {
       cwd: options.cwd,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },
@@ -52,7 +52,7 @@ export function startAuthsvc(
 ): Promise<Started> {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'main.ts'), ...args],
+    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'bin.ts'), ...args],
     {
       cwd: options.cwd,
       env: { PATH: process.env['PATH'] ?? '', ...options.env },

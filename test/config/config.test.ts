@@ -170,7 +170,7 @@ describe('the authsvc command', () => {
   it('exits with code 2 and one message listing every missing item', () => {
     const result = spawnSync(
       process.execPath,
-      ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'main.ts')],
+      ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'bin.ts')],
       {
         cwd: dir,
         env: { PATH: process.env['PATH'] ?? '' },
@@ -223,7 +223,7 @@ describe('structured items', () => {
       maxCharFrequency: 0.3,
       minPwnedMatches: 25,
     });
-    assert.deepEqual(config.passHash, { kind: 'argon2id', memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    assert.deepEqual(config.passHash, { kind: 'argon2id', memoryCost: 12288, timeCost: 3, parallelism: 1 });
     assert.equal(config.rateLimits?.burst, 150);
     assert.equal(config.email.port, 25);
     assert.equal(config.email.server, 'localhost');

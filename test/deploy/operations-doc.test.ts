@@ -113,7 +113,7 @@ describe('docs/operations/*.md examples', () => {
     const setup = await runSetup(join(clone, '.authsvc'), BLANK_ANSWERS, { force: false });
     assert.ok(setup.ok, JSON.stringify(setup));
     // `npx authsvc` of a clone, run from the sources.
-    const authsvc = `${process.execPath} --import ${import.meta.resolve('tsx')} ${join(PKG_DIR, 'src', 'main.ts')}`;
+    const authsvc = `${process.execPath} --import ${import.meta.resolve('tsx')} ${join(PKG_DIR, 'src', 'bin.ts')}`;
     const section = page('admin-commands.md');
     const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const lines = block.split('\n').filter((line) => line.trim() !== '');

@@ -1,5 +1,5 @@
 /**
- * A real `authsvc` process (src/main.ts through tsx), for tests of the process model: workers,
+ * A real `authsvc` process (src/bin.ts through tsx), for tests of the process model: workers,
  * signals, restarts. It listens on a free port of 127.0.0.1; its JSON log lines are collected.
  */
 import assert from 'node:assert/strict';
@@ -50,7 +50,7 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
   if (keyring === null) throw new Error('test setup');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(PKG_DIR, 'src', 'main.ts'), `--workers=${options.workers}`],
+    ['--import', 'tsx', join(PKG_DIR, 'src', 'bin.ts'), `--workers=${options.workers}`],
     {
       cwd: PKG_DIR,
       env: {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it, mock } from 'node:test';
+import { describe, it } from 'node:test';
 import { hash as argon2Hash } from 'argon2';
 import { UnavailableError } from '../../src/domain/errors.js';
 import { createHashQueue } from '../../src/passwords/hash-queue.js';
@@ -111,31 +111,6 @@ describe('hash queue', () => {
     }
     await Promise.all(running);
     assert.equal(peak, 2);
-  });
-
-  it('runs its idle hook once no hash has run or waited for afterMs, from its start on, and not while hashes keep coming', async () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      let idle = 0;
-      const queue = createHashQueue({ concurrency: 1, maxWaiting: 4, whenIdle: { afterMs: 1000, run: () => idle++ } });
-      const hash = () => queue.run(() => Promise.resolve());
-      mock.timers.tick(1000);
-      assert.equal(idle, 1, 'counted from the start');
-      await Promise.all([hash(), hash()]);
-      mock.timers.tick(999);
-      await hash(); // a hash before the second is up starts the wait again
-      mock.timers.tick(999);
-      assert.equal(idle, 1);
-      mock.timers.tick(1);
-      assert.equal(idle, 2);
-      mock.timers.tick(10_000);
-      assert.equal(idle, 2, 'once per idle spell');
-      await queue.run(() => Promise.reject(new Error('boom'))).catch(() => undefined);
-      mock.timers.tick(1000);
-      assert.equal(idle, 3, 'a failed hash counts as one that ran');
-    } finally {
-      mock.timers.reset();
-    }
   });
 
   it('frees its place when a task fails', async () => {

@@ -280,7 +280,7 @@ describe('refusing a policy', () => {
     writeFileSync(path, JSON.stringify(policy));
     const result = spawnSync(
       process.execPath,
-      ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'main.ts')],
+      ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'bin.ts')],
       {
         cwd: dir,
         env: {

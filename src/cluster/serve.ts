@@ -1,20 +1,20 @@
 /**
  * The `authsvc` command, as a function: --help, --autosetup, or read the configuration and serve.
- * main.ts (the bin) and start.ts (`npm start`) both call it.
+ * Both entry files call it: bin.ts (the `authsvc` bin) and start.ts (`npm start`).
  */
 import type { Readable, Writable } from 'node:stream';
 import cluster from 'node:cluster';
-import { serveProcesses } from './cluster/index.js';
-import { policyFromPrimary } from './cluster/policy.js';
-import { reportStartFailure } from './cluster/start-failure.js';
-import type { Environment } from './config/environment.js';
-import { ADMIN_SUMMARY } from './admin/help.js';
-import { helpText } from './config/help.js';
-import { loadStartup } from './setup/startup.js';
-import { readInputs } from './config/inputs.js';
-import { rawValue } from './config/retrieve.js';
-import { VERSION } from './config/version.js';
-import { alreadySetUp, askAnswers, describeSetup, runSetup } from './setup/autosetup.js';
+import { serveProcesses } from './index.js';
+import { policyFromPrimary } from './policy.js';
+import { reportStartFailure } from './start-failure.js';
+import type { Environment } from '../config/environment.js';
+import { ADMIN_SUMMARY } from '../admin/help.js';
+import { helpText } from '../config/help.js';
+import { loadStartup } from '../setup/startup.js';
+import { readInputs } from '../config/inputs.js';
+import { rawValue } from '../config/retrieve.js';
+import { VERSION } from '../config/version.js';
+import { alreadySetUp, askAnswers, describeSetup, runSetup } from '../setup/autosetup.js';
 
 export interface Terminal {
   readonly stdin: Readable;

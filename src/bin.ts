@@ -1,9 +1,12 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 /**
- * The `authsvc` command. Serving: exit 0 done (help, autosetup), 2 refused (configuration), 1 crashed.
- * Admin commands (`authsvc user|session|policy …`, src/admin): 0 done, 1 refused, 2 usage or
- * configuration; they start neither the HTTP server nor the cluster.
+ * The `authsvc` command (package.json "bin"). Serving: exit 0 done (help, autosetup), 2 refused
+ * (configuration), 1 crashed. Admin commands (`authsvc user|session|policy …`, src/admin): 0 done,
+ * 1 refused, 2 usage or configuration; they start neither the HTTP server nor the cluster.
+ * The first line carries node's flag (cluster/launch.ts, SEMI_SPACE_FLAG).
  */
+// First: sizes libuv's thread pool before any other module can start it.
+import './cluster/launch.js';
 import { isAdminCommand } from './admin/args.js';
 import { readEnvironment } from './config/environment.js';
 import { flushStdio } from './log/logger.js';
@@ -18,7 +21,7 @@ async function main(): Promise<number | null> {
     const { runAdmin } = await import('./admin/index.js');
     return runAdmin(argv, readEnvironment(), process);
   }
-  const { serve } = await import('./serve.js');
+  const { serve } = await import('./cluster/serve.js');
   const outcome = await serve(argv, readEnvironment(), process);
   return 'exitCode' in outcome ? outcome.exitCode : null;
 }
