@@ -19,7 +19,7 @@ export class UserModel extends StoredModel {
     'emailchangepass_sent_datetime',
   ];
   static override boolColumns = ['email_verified', 'is_active'];
-  static override intColumns = ['user_id', 'failed_login_tries'];
+  static override intColumns = ['user_id', 'failed_login_tries', 'credential_generation'];
 
   declare user_id: number;
   declare system_id: string;
@@ -41,6 +41,8 @@ export class UserModel extends StoredModel {
   declare emailverify_sent_datetime: number | null;
   declare emailforgotpass_sent_datetime: number | null;
   declare emailchangepass_sent_datetime: number | null;
+  /** The revocation fence's generation (docs/design.md): read only with the standings, never in the record. */
+  declare credential_generation: number;
 
   /** A row's record without a model instance (the hot reads; see StoredModel.parseRow). */
   static recordOf(row: Pojo): UserRecord {
