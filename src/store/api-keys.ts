@@ -13,13 +13,8 @@
  * generation. A key whose insert lands after a revocation's DELETE therefore never verifies.
  */
 import type { Knex } from 'knex';
-import type { Db } from './db.js';
-import type { Dialect } from './dialect.js';
-import { timeToDb } from './dialect.js';
-import { ApiKeyModel } from './models/api-key.js';
-import { fromColumns } from './models/key-mapping.js';
-import { NoSessionApiKeyModel } from './models/nosession-api-key.js';
-import { RefreshTokenModel } from './models/refresh-token.js';
+import type { Db, Tx } from './db.js';
+import type { Models } from './models/bind.js';
 import type { Row } from './records.js';
 
 /** What every key records: the fields of its dict, with the token as its hash. */
@@ -121,8 +116,6 @@ const KEY_COLUMNS = [
   'expires',
 ] as const;
 
-const TIMES = ['issued', 'not_valid_before', 'expires', 'rotated_at'];
-
 function keyFromJson(json: Row): KeyRecord {
   return {
     tknHash: String(json['tkn_hash']),
@@ -219,10 +212,10 @@ const currentGeneration = (row: string) => (join: Knex.JoinClause) =>
  * insert commits after the deletes below), and deletes the user's no-session keys and refresh tokens.
  * Returns how many keys. Every revocation goes through here.
  */
-export async function fenceUser(trx: Knex.Transaction, userId: number): Promise<number> {
-  await trx('users').where('user_id', userId).increment('credential_generation', 1);
-  await trx('refresh_tokens').where('user_id', userId).del();
-  return trx('apikeys_nosession').where('user_id', userId).del();
+export async function fenceUser(tx: Tx, { User, RefreshToken, NoSessionApiKey }: Models, userId: number) {
+  await tx.on(User.query()).where('user_id', userId).increment('credential_generation', 1);
+  await tx.on(RefreshToken.query()).where('user_id', userId).delete();
+  return tx.on(NoSessionApiKey.query()).where('user_id', userId).delete();
 }
 
 /** Foreign-key violations: the session (or user) of a new key was deleted meanwhile. */
@@ -231,21 +224,10 @@ function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || errno === 1452 || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
-/** The model classes bound to one database, each knowing its dialect for the time mapping. */
-function bound(knex: Knex, dialect: Dialect) {
-  const keys = ApiKeyModel.bindKnex(knex);
-  keys.dialect = dialect;
-  const noSession = NoSessionApiKeyModel.bindKnex(knex);
-  noSession.dialect = dialect;
-  const refresh = RefreshTokenModel.bindKnex(knex);
-  refresh.dialect = dialect;
-  return { keys, noSession, refresh };
-}
-
-export function apiKeyRepo(db: Db): ApiKeyRepo {
-  const { knex, dialect } = db;
-  const m = bound(knex, dialect);
-  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+export function apiKeyRepo(db: Db, models: Models): ApiKeyRepo {
+  const { knex } = db;
+  const { ApiKey, NoSessionApiKey, RefreshToken, Session } = models;
+  const t = (ms: number): number | Date => ApiKey.dbTime(ms);
 
   const sessionKey = db.hot('authsvc_session_apikey', () =>
     knex('apikeys as a')
@@ -271,7 +253,7 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
   return {
     async createSessionKey(key) {
       try {
-        await m.keys.query().insert({ ...keyToJson(key), session_hash: key.sessionHash, user_agent: key.userAgent });
+        await ApiKey.query().insert({ ...keyToJson(key), session_hash: key.sessionHash, user_agent: key.userAgent });
         return true;
       } catch (error) {
         if (isForeignKeyViolation(error)) return false;
@@ -281,82 +263,87 @@ export function apiKeyRepo(db: Db): ApiKeyRepo {
 
     async findSessionKey(tknHash, now) {
       const row = await sessionKey.first([tknHash, t(now)]);
-      return row === undefined ? null : sessionKeyFromJson(fromColumns(row, TIMES));
+      return row === undefined ? null : sessionKeyFromJson(ApiKey.parseRow(row));
     },
 
     async revokeSessionKey(tknHash) {
-      return (await m.keys.query().where('tkn_hash', tknHash).delete()) > 0;
+      return (await ApiKey.query().where('tkn_hash', tknHash).delete()) > 0;
     },
 
     async createNoSessionKey(key, refresh) {
-      await knex.transaction(async (trx) => {
-        await m.noSession.query(trx).insert({ ...keyToJson(key), family_id: key.familyId });
-        await m.refresh.query(trx).insert(refreshToJson(refresh));
+      await db.transaction(async (tx) => {
+        await tx.on(NoSessionApiKey.query()).insert({ ...keyToJson(key), family_id: key.familyId });
+        await tx.on(RefreshToken.query()).insert(refreshToJson(refresh));
       });
     },
 
     async findNoSessionKey(tknHash) {
       const row = await noSessionKey.first([tknHash]);
-      return row === undefined ? null : noSessionKeyFromJson(fromColumns(row, TIMES));
+      return row === undefined ? null : noSessionKeyFromJson(NoSessionApiKey.parseRow(row));
     },
 
     revokeNoSessionKey: (tknHash) =>
-      knex.transaction(async (trx) => {
-        await m.refresh.query(trx).where('apikey_hash', tknHash).delete();
-        return (await m.noSession.query(trx).where('tkn_hash', tknHash).delete()) > 0;
+      db.transaction(async (tx) => {
+        await tx.on(RefreshToken.query()).where('apikey_hash', tknHash).delete();
+        return (await tx.on(NoSessionApiKey.query()).where('tkn_hash', tknHash).delete()) > 0;
       }),
 
     revokeAllNoSession: (userId) =>
-      knex.transaction(async (trx) => {
-        await m.refresh.query(trx).where('user_id', userId).delete();
-        return m.noSession.query(trx).where('user_id', userId).delete();
+      db.transaction(async (tx) => {
+        await tx.on(RefreshToken.query()).where('user_id', userId).delete();
+        return tx.on(NoSessionApiKey.query()).where('user_id', userId).delete();
       }),
 
     async findRefresh(tokenHash) {
       const row = await refreshToken.first([tokenHash]);
-      return row === undefined ? null : refreshFromJson(fromColumns(row, TIMES));
+      return row === undefined ? null : refreshFromJson(RefreshToken.parseRow(row));
     },
 
     rotate: (oldRefreshHash, oldKeyHash, now, key, refresh) =>
-      knex.transaction(async (trx) => {
+      db.transaction(async (tx) => {
         // The claim: only one request can move rotated_at from NULL (the row lock serialises them).
-        const claimed = await m.refresh
-          .query(trx)
+        const claimed = await tx
+          .on(RefreshToken.query())
           .where('token_hash', oldRefreshHash)
           .whereNull('rotated_at')
           .patch({ rotated_at: now });
         if (claimed === 0) return false;
-        await m.noSession.query(trx).where('tkn_hash', oldKeyHash).delete();
+        await tx.on(NoSessionApiKey.query()).where('tkn_hash', oldKeyHash).delete();
         // The old key's other refresh tokens (none are issued today) go with it; the rotated one stays
         // until it expires, so that presenting it again is recognised as reuse.
-        await m.refresh.query(trx).where('apikey_hash', oldKeyHash).whereNot('token_hash', oldRefreshHash).delete();
-        await m.noSession.query(trx).insert({ ...keyToJson(key), family_id: key.familyId });
-        await m.refresh.query(trx).insert(refreshToJson(refresh));
+        await tx
+          .on(RefreshToken.query())
+          .where('apikey_hash', oldKeyHash)
+          .whereNot('token_hash', oldRefreshHash)
+          .delete();
+        await tx.on(NoSessionApiKey.query()).insert({ ...keyToJson(key), family_id: key.familyId });
+        await tx.on(RefreshToken.query()).insert(refreshToJson(refresh));
         return true;
       }),
 
     revokeFamily: (familyId) =>
-      knex.transaction(async (trx) => {
-        await m.refresh.query(trx).where('family_id', familyId).delete();
-        return m.noSession.query(trx).where('family_id', familyId).delete();
+      db.transaction(async (tx) => {
+        await tx.on(RefreshToken.query()).where('family_id', familyId).delete();
+        return tx.on(NoSessionApiKey.query()).where('family_id', familyId).delete();
       }),
 
     revokeForUser: (userId, options = {}) =>
-      knex.transaction(async (trx) => {
+      db.transaction(async (tx) => {
         const ending = options.sessions ?? 'all';
         let sessions = 0;
         if (ending !== 'none') {
-          const query = trx('sessions').where('user_id', userId);
+          const query = tx.on(Session.query()).delete().where('user_id', userId);
           if (typeof ending === 'object') query.andWhereNot('token_hash', ending.keep);
-          sessions = await query.del();
+          sessions = await query;
         }
         // Keys on the sessions just ended went with them (ON DELETE CASCADE).
-        const keys = await fenceUser(trx, userId);
+        const keys = await fenceUser(tx, models, userId);
         // A kept session keeps its keys: they move past the fence with it.
         if (typeof ending === 'object') {
-          await trx('apikeys')
+          await tx
+            .on(knex('apikeys'))
             .where('session_hash', ending.keep)
-            .update({ credential_generation: trx('users').select('credential_generation').where('user_id', userId) });
+            .update({ credential_generation: knex('users').select('credential_generation').where('user_id', userId) });
         }
         return { sessions, keys };
       }),

@@ -37,6 +37,11 @@ export interface Db {
    * must be unique per statement: PostgreSQL prepares it under that name on each connection.
    */
   hot(name: string, build: StatementBuilder): HotStatement;
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. Every
+   * statement of `work` must go through `tx.on` (see `Tx`).
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -80,6 +85,51 @@ export type OpenDb = (target: DatabaseTarget, limits: DbLimits) => Db;
 interface PoolingClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;
+}
+
+/**
+ * An open transaction: the one pooled connection it holds. Statements reach it through `on`, which
+ * sets the connection of a knex or Objection builder (knex's `.connection()`, which Objection passes
+ * on); a builder left off it would wait for the pool, which the transaction holds.
+ */
+export interface Tx {
+  on<Q extends Knex.QueryBuilder | Knex.Raw | ObjectionBuilder>(query: Q): Q;
+}
+
+/** An Objection query builder, as far as `Tx.on` needs it (Objection's typings omit `connection`). */
+interface ObjectionBuilder {
+  toKnexQuery(): Knex.QueryBuilder;
+}
+
+/**
+ * Holds one pooled connection for `work`, between `begin` and COMMIT (ROLLBACK when `work` or the
+ * commit throws), all through knex's public API: a knex transaction always begins with a plain
+ * `BEGIN`, and SQLite needs `BEGIN IMMEDIATE` (sqlite.ts), so the store begins its own.
+ */
+export async function runTransaction<T>(knex: Knex, begin: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return withConnection(knex, async (connection: unknown) => {
+    const run = (sql: string): Promise<unknown> =>
+      knex
+        .raw(sql)
+        .connection(connection)
+        .then(() => undefined);
+    const tx: Tx = {
+      on(query) {
+        (query as unknown as { connection(c: unknown): unknown }).connection(connection);
+        return query;
+      },
+    };
+    await run(begin);
+    try {
+      const result = await work(tx);
+      await run('COMMIT');
+      return result;
+    } catch (error) {
+      // Also after a failed COMMIT, which leaves an SQLite transaction open; the driver's error wins.
+      await run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** Runs `use` on one raw pooled connection (the driver's own object), then gives it back. */

@@ -39,9 +39,3 @@ export function intFromDb(value: unknown): number {
 export function jsonToDb(value: unknown): string {
   return JSON.stringify(value);
 }
-
-export function jsonFromDb<T>(value: unknown, fallback: T): T {
-  if (value === null || value === undefined) return fallback;
-  if (typeof value === 'string') return JSON.parse(value) as T;
-  return value as T;
-}

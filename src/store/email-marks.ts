@@ -5,9 +5,7 @@
  * given back (`releaseForgotPass`), so a refused request records nothing. These marks are not edits
  * of the account: `last_updated` stays as it is.
  */
-import type { Knex } from 'knex';
-import type { Db } from './db.js';
-import { timeToDb } from './dialect.js';
+import type { Models } from './models/bind.js';
 
 const FORGOT = 'emailforgotpass_sent_datetime';
 const VERIFY = 'emailverify_sent_datetime';
@@ -26,17 +24,17 @@ export interface EmailMarksRepo {
   clearForgotPass(userId: number): Promise<void>;
 }
 
-export function emailMarksRepo(db: Db): EmailMarksRepo {
-  const { knex, dialect } = db;
-  const t = (ms: number): number | Date => timeToDb(dialect, ms);
-  const user = (userId: number): Knex.QueryBuilder => knex('users').where('user_id', userId);
+export function emailMarksRepo({ User }: Models): EmailMarksRepo {
+  // The model writes the times it is given; a time compared in a WHERE is bound as the dialect stores it.
+  const t = (ms: number): number | Date => User.dbTime(ms);
+  const user = (userId: number) => User.query().where('user_id', userId);
 
   return {
     async recordVerifySent(userId, now) {
       return (
         (await user(userId)
           .andWhere('email_verified', false)
-          .update({ [VERIFY]: t(now) })) > 0
+          .patch({ [VERIFY]: now })) > 0
       );
     },
 
@@ -48,18 +46,18 @@ export function emailMarksRepo(db: Db): EmailMarksRepo {
         .andWhere((q) => {
           void q.whereNull(FORGOT).orWhere(FORGOT, '<', t(windowStart));
         })
-        .update({ [FORGOT]: t(now) });
+        .patch({ [FORGOT]: now });
       return changed > 0;
     },
 
     async releaseForgotPass(userId, claimed, previous) {
       await user(userId)
         .andWhere(FORGOT, t(claimed))
-        .update({ [FORGOT]: previous === null ? null : t(previous) });
+        .patch({ [FORGOT]: previous });
     },
 
     async clearForgotPass(userId) {
-      await user(userId).update({ [FORGOT]: null });
+      await user(userId).patch({ [FORGOT]: null });
     },
   };
 }

@@ -68,7 +68,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     dialect,
     users: guardRepo(userRepo(db, models), deadlineMs, watch),
     sessions: guardRepo(sessionRepo(db, models), deadlineMs, watch),
-    apiKeys: guardRepo(apiKeyRepo(db), deadlineMs, watch),
+    apiKeys: guardRepo(apiKeyRepo(db, models), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

@@ -225,9 +225,16 @@ function isMigrationRace(error: unknown): boolean {
   if (error.name === 'MigrationLocked') return true; // knex's lock row is held by the other instance
   const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
   // Both created knex's own tables at once: PostgreSQL duplicate table / unique violation (pg_type),
-  // MariaDB/MySQL table exists / duplicate entry, SQLite "table … already exists".
+  // MariaDB/MySQL table exists / duplicate entry, SQLite "table … already exists". On SQLite, knex's
+  // migrator begins its transactions deferred (the store's own begin IMMEDIATE, db.ts), so the loser may
+  // also find the database busy at its first write.
   return (
-    code === '42P07' || code === '23505' || errno === 1050 || errno === 1062 || /already exists/i.test(error.message)
+    code === '42P07' ||
+    code === '23505' ||
+    errno === 1050 ||
+    errno === 1062 ||
+    /already exists/i.test(error.message) ||
+    (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
   );
 }
 

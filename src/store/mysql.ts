@@ -12,7 +12,7 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type { Connection, ExecuteValues, ResultSetHeader, RowDataPacket } from 'mysql2';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
 import type { Db, DbLimits, HotStatement } from './db.js';
 import { tlsOptions } from './tls.js';
 import type { MysqlTarget } from './url.js';
@@ -105,6 +105,7 @@ export function openMysql(target: MysqlTarget, limits: DbLimits): Db {
         write: run, // each statement its own commit: the server commits them side by side
       };
     },
+    transaction: (work) => runTransaction(knex, 'BEGIN', work),
     close: () => knex.destroy(),
   };
 }

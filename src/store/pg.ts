@@ -7,7 +7,7 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
 import type { Db, DbLimits, HotStatement } from './db.js';
 import type { Row } from './records.js';
 import { tlsOptions } from './tls.js';
@@ -65,6 +65,7 @@ export function openPg(target: PgTarget, limits: DbLimits): Db {
         write: run, // each statement its own commit: the server commits them side by side
       };
     },
+    transaction: (work) => runTransaction(knex, 'BEGIN', work),
     close: () => knex.destroy(),
   };
 }

@@ -1,22 +1,21 @@
 /**
- * SQLite through one better-sqlite3 connection shared by knex and by our cached prepared statements
- * (knex's better-sqlite3 client re-prepares every statement, trap S7). better-sqlite3 is synchronous,
- * so one connection per process serves every request in turn. A hot statement runs at once, without
- * knex's pool, unless a knex transaction is open on the shared connection: it then waits its turn in
- * the pool like any knex query, since run inside that transaction it would read its uncommitted rows
- * and a write of ours would be rolled back with it. With several worker processes each has
- * its own connection: WAL lets readers run beside the one writer, and every write is a single
- * statement (no read-then-write transaction across processes, trap S6), so the busy wait stays short.
+ * SQLite through the one better-sqlite3 connection knex's pool opens (knex's own `better-sqlite3`
+ * client), shared by knex and by our cached prepared statements (knex's client re-prepares every
+ * statement, trap S7): `pool.afterCreate` sets it up and keeps it, and the hot statements are
+ * prepared on it with better-sqlite3's own `prepare`. better-sqlite3 is synchronous, so one connection
+ * per process serves every request in turn. A hot statement runs at once, without knex's pool, unless
+ * a transaction is open on the shared connection: it then waits its turn in the pool like any knex
+ * query, since run inside that transaction it would read its uncommitted rows and a write of ours
+ * would be rolled back with it. With several worker processes each has its own connection: WAL lets
+ * readers run beside the one writer, and every write is a single statement or a transaction that takes
+ * the write lock at BEGIN (trap S6), so the busy wait stays short.
  */
 import { closeSync, chmodSync, mkdirSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import type BetterSqliteDialect from 'knex/lib/dialects/better-sqlite3/index.js';
-import type SqliteTransactionClass from 'knex/lib/dialects/sqlite3/execution/sqlite-transaction.js';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
 import type { Db, HotStatement } from './db.js';
 import type { Row } from './records.js';
 import type { SqliteTarget } from './url.js';
@@ -34,16 +33,25 @@ const BUSY_TIMEOUT_MS = 2000;
  * which answered 503 "database unavailable" to one of two simultaneous refreshes on SQLite with
  * --workers 2. Every transaction of the store writes, so none loses by this.
  */
-function immediateTransaction(SqliteTransaction: typeof SqliteTransactionClass) {
-  return class ImmediateTransaction extends SqliteTransaction {
-    override begin(connection: unknown): Promise<unknown> {
-      return this.query(connection, 'BEGIN IMMEDIATE;');
-    }
-  };
+const BEGIN = 'BEGIN IMMEDIATE';
+
+/** Sets up the connection knex's pool opened: knex sets no pragmas (trap S6). */
+function setUp(connection: Database.Database): void {
+  connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // first: switching to WAL may itself wait
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('journal_size_limit = 5242880');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
 }
 
-/** Runs `use` at once, unless a knex transaction holds the shared connection: then once it has ended. */
-type WhenFree = <T>(use: () => T) => Promise<T>;
+/**
+ * Runs `use` on the shared connection: at once, unless a transaction holds it (then once it has
+ * ended), or it is not open yet (then once the pool has opened it).
+ */
+type OnConnection = <T>(use: (connection: Database.Database) => T) => Promise<T>;
+
+/** A hot statement, prepared once per connection. */
+type Prepared = (connection: Database.Database) => Database.Statement;
 
 /**
  * Group commit. Every SQLite commit appends each page it changed to the WAL (a session insert: the
@@ -54,19 +62,19 @@ type WhenFree = <T>(use: () => T) => Promise<T>;
  * durable, as before). A statement that fails undoes only itself (SQLite's statement rollback), and
  * answers its own error; a failed commit answers every statement of the group with its error.
  */
-function groupCommit(db: Database.Database, whenFree: WhenFree) {
+function groupCommit(onConnection: OnConnection) {
   interface Pending {
-    readonly statement: () => Database.Statement;
+    readonly statement: Prepared;
     readonly bindings: readonly unknown[];
     readonly resolve: (changes: number) => void;
     readonly reject: (error: unknown) => void;
   }
   let pending: Pending[] = [];
-  const runAll = (group: readonly Pending[]): void => {
+  const runAll = (db: Database.Database, group: readonly Pending[]): void => {
     if (group.length === 1) {
       const [only] = group as [Pending];
       try {
-        only.resolve(only.statement().run(...only.bindings).changes);
+        only.resolve(only.statement(db).run(...only.bindings).changes);
       } catch (error) {
         only.reject(error);
       }
@@ -75,11 +83,11 @@ function groupCommit(db: Database.Database, whenFree: WhenFree) {
     // Each statement's answer waits for the commit: no promise settles before its write is durable.
     const answers: Array<() => void> = [];
     try {
-      // IMMEDIATE: take the write lock at BEGIN, where the busy timeout applies (see immediateTransaction).
+      // IMMEDIATE: take the write lock at BEGIN, where the busy timeout applies (see BEGIN).
       db.transaction(() => {
         for (const item of group) {
           try {
-            const { changes } = item.statement().run(...item.bindings);
+            const { changes } = item.statement(db).run(...item.bindings);
             answers.push(() => item.resolve(changes));
           } catch (error) {
             // Some failures (I/O, a full disk) make SQLite roll the whole transaction back: then every
@@ -99,12 +107,12 @@ function groupCommit(db: Database.Database, whenFree: WhenFree) {
     const group = pending;
     pending = [];
     // runAll answers every statement itself; only waiting for the connection can fail here.
-    whenFree(() => runAll(group)).catch((error: unknown) => {
+    onConnection((db) => runAll(db, group)).catch((error: unknown) => {
       for (const item of group) item.reject(error);
     });
   };
   return {
-    write(statement: () => Database.Statement, bindings: readonly unknown[]): Promise<number> {
+    write(statement: Prepared, bindings: readonly unknown[]): Promise<number> {
       return new Promise<number>((resolve, reject) => {
         if (pending.length === 0) setImmediate(flush);
         pending.push({ statement, bindings, resolve, reject });
@@ -113,7 +121,13 @@ function groupCommit(db: Database.Database, whenFree: WhenFree) {
   };
 }
 
-export function openSqlite(target: SqliteTarget): Db {
+/**
+ * Group commit's one switch: false makes every hot `write` a `run`, its own commit (issue 27 item 3
+ * keeps group commit only if the benchmark shows it pays).
+ */
+const GROUP_COMMIT = true;
+
+export function openSqlite(target: SqliteTarget, groupCommits: boolean = GROUP_COMMIT): Db {
   const { filename } = target;
   mkdirSync(dirname(filename), { recursive: true });
   // Create the file with mode 0600 before SQLite opens it, and tighten an existing one: the database
@@ -121,64 +135,61 @@ export function openSqlite(target: SqliteTarget): Db {
   closeSync(openSync(filename, 'a', 0o600));
   chmodSync(filename, 0o600);
 
-  // Required here, not imported: a server on PostgreSQL or MariaDB never loads the native module.
-  const require = createRequire(import.meta.url);
-  const Driver = require('better-sqlite3') as typeof Database;
-  const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3/index.js') as typeof BetterSqliteDialect;
-  const ImmediateTransaction = immediateTransaction(
-    require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as typeof SqliteTransactionClass,
-  );
-  const db = new Driver(filename);
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // first: switching to WAL may itself wait
-  db.pragma('journal_mode = WAL');
-  db.pragma('journal_size_limit = 5242880');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-
-  class SharedConnection extends BetterSqliteClient {
-    override acquireRawConnection(): Promise<Database.Database> {
-      return Promise.resolve(db);
-    }
-    override destroyRawConnection(): Promise<void> {
-      return Promise.resolve(); // closed below, once knex is done
-    }
-    override transaction(...rest: unknown[]): Knex.Transaction {
-      return new ImmediateTransaction(this, ...rest) as unknown as Knex.Transaction;
-    }
-  }
-
+  /** The connection knex's pool opened and set up (one per process; none before the first query). */
+  let shared: Database.Database | undefined;
   const knex: Knex = knexFactory({
-    client: SharedConnection,
+    // knex loads better-sqlite3 only here: a server on PostgreSQL or MariaDB never loads the native module.
+    client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
-    pool: { min: 1, max: 1 },
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: Database.Database, done: (error: Error | null, connection: Database.Database) => void) {
+        try {
+          setUp(connection);
+          shared = connection;
+          done(null, connection);
+        } catch (error) {
+          done(error instanceof Error ? error : new Error(String(error)), connection);
+        }
+      },
+    },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     log: KNEX_LOG,
   });
 
-  /** Runs `use` now, or after the open knex transaction ends (see above); a throw becomes a rejection. */
-  const whenFree: WhenFree = (use) =>
-    db.inTransaction
-      ? withConnection(knex, () => Promise.resolve().then(use))
-      : new Promise((resolve) => resolve(use()));
-  const commits = groupCommit(db, whenFree);
+  const onConnection: OnConnection = (use) => {
+    const free = shared;
+    return free?.open === true && !free.inTransaction
+      ? new Promise((resolve) => resolve(use(free))) // a throw becomes a rejection
+      : withConnection(knex, (connection: Database.Database) => Promise.resolve().then(() => use(connection)));
+  };
+  const commits = groupCommit(onConnection);
 
   return {
     dialect: 'sqlite',
     knex,
     hot(_name, build): HotStatement {
-      let prepared: Database.Statement | undefined;
-      const statement = (): Database.Statement => (prepared ??= db.prepare(nativeSql(build)));
+      let sql: string | undefined;
+      let prepared: { readonly on: Database.Database; readonly statement: Database.Statement } | undefined;
+      const statement: Prepared = (connection) => {
+        if (prepared?.on !== connection) {
+          prepared = { on: connection, statement: connection.prepare((sql ??= nativeSql(build))) };
+        }
+        return prepared.statement;
+      };
+      const run = (bindings: readonly unknown[]): Promise<number> =>
+        onConnection((connection) => statement(connection).run(...bindings).changes);
       return {
-        first: (bindings) => whenFree(() => statement().get(...bindings) as Row | undefined),
-        all: (bindings) => whenFree(() => statement().all(...bindings) as Row[]),
-        run: (bindings) => whenFree(() => statement().run(...bindings).changes),
-        write: (bindings) => commits.write(statement, bindings),
+        first: (bindings) => onConnection((connection) => statement(connection).get(...bindings) as Row | undefined),
+        all: (bindings) => onConnection((connection) => statement(connection).all(...bindings) as Row[]),
+        run,
+        write: groupCommits ? (bindings) => commits.write(statement, bindings) : run,
       };
     },
-    async close() {
-      await knex.destroy();
-      db.close();
-    },
+    transaction: (work) => runTransaction(knex, BEGIN, work),
+    // knex closes the connection it opened.
+    close: () => knex.destroy(),
   };
 }

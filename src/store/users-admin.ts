@@ -6,9 +6,9 @@
  * tables at once (a lock ends sessions and keys) run in a transaction whose first statement writes, so
  * SQLite never has to upgrade a read lock (trap S6).
  */
-import type { Knex } from 'knex';
 import { UniqueViolationError, raw, ref } from 'objection';
 import { fenceUser } from './api-keys.js';
+import type { Db, Tx } from './db.js';
 import type { Models } from './models/bind.js';
 import type { UserModel } from './models/user.js';
 import { USER_COLUMNS } from './records.js';
@@ -42,18 +42,21 @@ function columns(changes: UserChanges): Partial<UserModel> {
   };
 }
 
-export function userAdmin({ User, Session }: Models): Admin {
-  const current = async (userId: number, trx?: Knex.Transaction): Promise<UserRecord | null> =>
-    (await User.query(trx).select(USER_COLUMNS).where('user_id', userId).first())?.toRecord() ?? null;
+export function userAdmin(db: Db, models: Models): Admin {
+  const { User, Session } = models;
+  const current = async (userId: number, tx?: Tx): Promise<UserRecord | null> => {
+    const query = User.query().select(USER_COLUMNS).where('user_id', userId).first();
+    return (await (tx === undefined ? query : tx.on(query)))?.toRecord() ?? null;
+  };
 
   /**
    * Ends every session (their session-tied keys cascade), no-session key and refresh token of a user,
    * behind the revocation fence (docs/design.md, revocation fence): in the lock's own transaction, so
    * the new role and the new credential generation commit together.
    */
-  const endEverything = async (trx: Knex.Transaction, userId: number): Promise<number> => {
-    const ended = await Session.query(trx).delete().where('user_id', userId);
-    await fenceUser(trx, userId);
+  const endEverything = async (tx: Tx, userId: number): Promise<number> => {
+    const ended = await tx.on(Session.query()).delete().where('user_id', userId);
+    await fenceUser(tx, models, userId);
     return ended;
   };
 
@@ -63,7 +66,7 @@ export function userAdmin({ User, Session }: Models): Admin {
         .patch({
           ...columns(changes),
           ...(extraInfo === undefined ? {} : { extra_info: extraInfo.next }),
-          last_updated: new Date(now),
+          last_updated: now,
         })
         .where('user_id', userId);
       if (extraInfo !== undefined) {
@@ -83,23 +86,24 @@ export function userAdmin({ User, Session }: Models): Admin {
     },
 
     lock: (userId, now) =>
-      User.knex().transaction(async (trx) => {
+      db.transaction(async (tx) => {
         // previous_role is assigned before user_role, so it takes the old role under MySQL's
         // left-to-right SET as under simultaneous assignment. A user already locked by a superuser
         // keeps the role remembered then.
-        const changed = await User.query(trx)
+        const changed = await tx
+          .on(User.query())
           .patch({
             previous_role: ref('user_role'),
             user_role: 'locked',
             is_active: false,
-            last_updated: new Date(now),
+            last_updated: now,
           })
           .where('user_id', userId)
           .whereNull('previous_role');
-        const user = await current(userId, trx);
+        const user = await current(userId, tx);
         if (user === null) return null;
         // Ended even when the account was locked already: nothing of a locked account stays usable.
-        const endedSessions = await endEverything(trx, userId);
+        const endedSessions = await endEverything(tx, userId);
         return { user, changed: changed > 0, endedSessions };
       }),
 
@@ -112,7 +116,7 @@ export function userAdmin({ User, Session }: Models): Admin {
           user_role: ref('previous_role'),
           is_active: raw('(?? = ? AND ?? <> ?)', ['email_verified', true, 'previous_role', 'locked']),
           previous_role: null,
-          last_updated: new Date(now),
+          last_updated: now,
         })
         .where('user_id', userId)
         .whereNotNull('previous_role');
@@ -143,7 +147,7 @@ export function userAdmin({ User, Session }: Models): Admin {
           // is_active stays before user_role: MySQL assigns left to right, so it must read the old role.
           is_active: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', true, 'is_active']),
           user_role: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', 'authenticated', 'user_role']),
-          last_updated: new Date(now),
+          last_updated: now,
         })
         .where('email', email)
         .andWhere('email_verified', false)
@@ -152,10 +156,9 @@ export function userAdmin({ User, Session }: Models): Admin {
     },
 
     async markEmailSent(email, kind, now) {
-      const at = new Date(now);
-      const sent = kind === 'signup' ? { emailverify_sent_datetime: at } : { emailforgotpass_sent_datetime: at };
+      const sent = kind === 'signup' ? { emailverify_sent_datetime: now } : { emailforgotpass_sent_datetime: now };
       const changed = await User.query()
-        .patch({ ...sent, last_updated: at })
+        .patch({ ...sent, last_updated: now })
         .where('email', email);
       return changed > 0;
     },

@@ -41,10 +41,7 @@ function nextFailure(old: Count, now: number, tries: number, lockMs: number): Co
   return { count, lockedUntil };
 }
 
-const countOf = (user: UserModel): Count => ({
-  count: user.failed_login_tries,
-  lockedUntil: user.locked_until === null ? null : user.locked_until.getTime(),
-});
+const countOf = (user: UserModel): Count => ({ count: user.failed_login_tries, lockedUntil: user.locked_until });
 
 export function userSignIn(db: Db, { User }: Models): SignIn {
   const { dialect } = db;
@@ -87,20 +84,18 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
 
   /** MariaDB/MySQL: read and write under the row's lock. */
   const countUnderRowLock = (userId: number, now: number, tries: number, lockMs: number) =>
-    User.knex().transaction(async (trx) => {
-      const user = await User.query(trx)
+    db.transaction(async (tx) => {
+      const user = await tx
+        .on(User.query())
         .select('failed_login_tries', 'locked_until')
         .where('user_id', userId)
         .forUpdate()
         .first();
       if (user === undefined) return null;
       const next = nextFailure(countOf(user), now, tries, lockMs);
-      await User.query(trx)
-        .patch({
-          failed_login_tries: next.count,
-          locked_until: next.lockedUntil === null ? null : new Date(next.lockedUntil),
-          last_login_try: new Date(now),
-        })
+      await tx
+        .on(User.query())
+        .patch({ failed_login_tries: next.count, locked_until: next.lockedUntil, last_login_try: now })
         .where('user_id', userId);
       return next;
     });
@@ -131,7 +126,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
       : { created: false, existing: stored.toRecord() };
   };
 
-  const newRow = (user: NewUser | NewSignup, now: Date): Partial<UserModel> => ({
+  const newRow = (user: NewUser | NewSignup, now: number): Partial<UserModel> => ({
     system_id: user.systemId,
     full_name: user.fullName,
     email: user.email,
@@ -144,7 +139,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
 
   return {
     async insertIfAbsent(user) {
-      const now = new Date(user.now);
+      const { now } = user;
       const values: Partial<UserModel> = {
         ...(user.userId === undefined ? {} : { user_id: user.userId }),
         ...newRow(user, now),
@@ -156,7 +151,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
     },
 
     createSignup(signup) {
-      const now = new Date(signup.now);
+      const { now } = signup;
       return insertUnlessTaken(
         {
           ...newRow(signup, now),
@@ -170,7 +165,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
     },
 
     async refreshUnverified(userId, signup, notSentSince) {
-      const now = new Date(signup.now);
+      const { now } = signup;
       const changed = await User.query()
         .patch({
           full_name: signup.fullName,
@@ -212,9 +207,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
     },
 
     async setPasswordHash(userId, passwordHash, now) {
-      await User.query()
-        .patch({ password: passwordHash, last_updated: new Date(now) })
-        .where('user_id', userId);
+      await User.query().patch({ password: passwordHash, last_updated: now }).where('user_id', userId);
     },
 
     async reserveFixedIds(lastFixedId) {

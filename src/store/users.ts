@@ -21,5 +21,5 @@ import { userSignIn } from './users-sign-in.js';
 export type * from './user-repo.js';
 
 export function userRepo(db: Db, models: Models): UserRepo {
-  return { ...userReads(db, models), ...userSignIn(db, models), ...userAdmin(models), ...emailMarksRepo(db) };
+  return { ...userReads(db, models), ...userSignIn(db, models), ...userAdmin(db, models), ...emailMarksRepo(models) };
 }

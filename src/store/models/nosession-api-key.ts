@@ -3,7 +3,7 @@
  * apikey-new-nosession by refreshes shares its `family_id`, so reuse of a rotated refresh token can
  * revoke the whole family (DESIGN decision 18).
  */
-import { IssuedKeyModel } from './key-model.js';
+import { IssuedKeyModel } from './api-key.js';
 
 export class NoSessionApiKeyModel extends IssuedKeyModel {
   static override get tableName(): string {

@@ -2,12 +2,12 @@
 import type { Pojo } from 'objection';
 import type { JsonObject } from '../../protocol/index.js';
 import type { SessionRecord } from '../records.js';
-import { StoredModel, msOf } from './stored-model.js';
+import { StoredModel } from './stored-model.js';
 
 export class SessionModel extends StoredModel {
   static override tableName = 'sessions';
   static override idColumn = 'token_hash';
-  static override jsonAttributes = ['extra_info_json'];
+  static override jsonColumns = ['extra_info_json'];
   static override timeColumns = ['created', 'expires'];
   static override intColumns = ['user_id'];
 
@@ -15,8 +15,8 @@ export class SessionModel extends StoredModel {
   declare user_id: number;
   declare ip_address: string;
   declare user_agent: string;
-  declare created: Date;
-  declare expires: Date;
+  declare created: number;
+  declare expires: number;
   declare extra_info_json: JsonObject | null;
 
   /** A row's record without a model instance (the hot reads; see StoredModel.parseRow). */
@@ -24,7 +24,7 @@ export class SessionModel extends StoredModel {
     return recordOfColumns(this.parseRow(row) as Columns);
   }
 
-  /** The plain record the repos return (times as epoch ms). */
+  /** The plain record the repos return. */
   toRecord(): SessionRecord {
     return recordOfColumns(this);
   }
@@ -39,8 +39,8 @@ function recordOfColumns(c: Columns): SessionRecord {
     userId: c.user_id,
     ipAddress: c.ip_address,
     userAgent: c.user_agent,
-    created: msOf(c.created),
-    expires: msOf(c.expires),
+    created: c.created,
+    expires: c.expires,
     extraInfo: c.extra_info_json ?? {},
   };
 }

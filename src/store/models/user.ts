@@ -2,12 +2,12 @@
 import type { Pojo } from 'objection';
 import type { JsonObject } from '../../protocol/index.js';
 import type { UserRecord } from '../records.js';
-import { StoredModel, msOf, optionalMsOf } from './stored-model.js';
+import { StoredModel } from './stored-model.js';
 
 export class UserModel extends StoredModel {
   static override tableName = 'users';
   static override idColumn = 'user_id';
-  static override jsonAttributes = ['extra_info'];
+  static override jsonColumns = ['extra_info'];
   static override timeColumns = [
     'created_on',
     'last_updated',
@@ -19,7 +19,7 @@ export class UserModel extends StoredModel {
     'emailchangepass_sent_datetime',
   ];
   static override boolColumns = ['email_verified', 'is_active'];
-  static override intColumns = ['user_id', 'failed_login_tries'];
+  static override intColumns = ['user_id', 'failed_login_tries', 'credential_generation'];
 
   declare user_id: number;
   declare system_id: string;
@@ -32,22 +32,24 @@ export class UserModel extends StoredModel {
   declare user_role: string;
   declare previous_role: string | null;
   declare extra_info: JsonObject | null;
-  declare created_on: Date;
-  declare last_updated: Date;
-  declare last_login_try: Date | null;
-  declare last_login_success: Date | null;
+  declare created_on: number;
+  declare last_updated: number;
+  declare last_login_try: number | null;
+  declare last_login_success: number | null;
   declare failed_login_tries: number;
-  declare locked_until: Date | null;
-  declare emailverify_sent_datetime: Date | null;
-  declare emailforgotpass_sent_datetime: Date | null;
-  declare emailchangepass_sent_datetime: Date | null;
+  declare locked_until: number | null;
+  declare emailverify_sent_datetime: number | null;
+  declare emailforgotpass_sent_datetime: number | null;
+  declare emailchangepass_sent_datetime: number | null;
+  /** The revocation fence's generation (docs/design.md): read only with the standings, never in the record. */
+  declare credential_generation: number;
 
   /** A row's record without a model instance (the hot reads; see StoredModel.parseRow). */
   static recordOf(row: Pojo): UserRecord {
     return recordOfColumns(this.parseRow(row) as Columns);
   }
 
-  /** The plain record the repos return (times as epoch ms). */
+  /** The plain record the repos return. */
   toRecord(): UserRecord {
     return recordOfColumns(this);
   }
@@ -67,14 +69,14 @@ function recordOfColumns(c: Columns): UserRecord {
     userRole: c.user_role,
     previousRole: c.previous_role ?? null,
     extraInfo: c.extra_info ?? null,
-    createdOn: msOf(c.created_on),
-    lastUpdated: msOf(c.last_updated),
-    lastLoginTry: optionalMsOf(c.last_login_try),
-    lastLoginSuccess: optionalMsOf(c.last_login_success),
+    createdOn: c.created_on,
+    lastUpdated: c.last_updated,
+    lastLoginTry: c.last_login_try ?? null,
+    lastLoginSuccess: c.last_login_success ?? null,
     failedLoginTries: c.failed_login_tries,
-    lockedUntil: optionalMsOf(c.locked_until),
-    emailverifySentDatetime: optionalMsOf(c.emailverify_sent_datetime),
-    emailforgotpassSentDatetime: optionalMsOf(c.emailforgotpass_sent_datetime),
-    emailchangepassSentDatetime: optionalMsOf(c.emailchangepass_sent_datetime),
+    lockedUntil: c.locked_until ?? null,
+    emailverifySentDatetime: c.emailverify_sent_datetime ?? null,
+    emailforgotpassSentDatetime: c.emailforgotpass_sent_datetime ?? null,
+    emailchangepassSentDatetime: c.emailchangepass_sent_datetime ?? null,
   };
 }
