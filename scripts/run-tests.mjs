@@ -24,8 +24,11 @@ if (files.length === 0) {
 }
 
 // Most files wait on database servers, sockets and child processes: four at once on two cores ran the
-// same tests in less than half the time of one at a time (node defaults to cores - 1).
-const concurrency = flags.some((f) => f.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=4'];
+// same tests in less than half the time of one at a time (node defaults to cores - 1). The reliability
+// suite loads the machine itself and measures under that load, so its files run one at a time.
+const concurrency = flags.some((f) => f.startsWith('--test-concurrency'))
+  ? []
+  : [`--test-concurrency=${reliability ? 1 : 4}`];
 
 /**
  * node:test counts a skipped suite as one "skipped" however many tests it holds, so a run without the
