@@ -76,8 +76,12 @@ describe('GCRA', () => {
     async () => {
       await fc.assert(
         fc.asyncProperty(bucketsArb, stepsArb, async (specs, steps) => {
-          // A fresh prefix per run: every run starts from fresh buckets, as the model does.
-          const store = redisAdmissionStore(url ?? '', { prefix: `authsvc-test:${randomUUID()}:` });
+          // A fresh prefix per run: every run starts from fresh buckets, as the model does. The property is
+          // about decisions, not the 150 ms command deadline: a loaded machine may take longer.
+          const store = redisAdmissionStore(url ?? '', {
+            prefix: `authsvc-test:${randomUUID()}:`,
+            commandTimeoutMs: 2_000,
+          });
           try {
             await store.ready();
             await agree(store, specs, steps);

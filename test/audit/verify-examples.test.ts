@@ -6,12 +6,11 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { parseWebhookSecret } from '../../src/audit/webhooks.js';
@@ -19,6 +18,7 @@ import { PKG_DIR } from '../../src/package-dir.js';
 import { openSession } from '../helpers/accounts.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
 const doc = readFileSync(join(PKG_DIR, 'docs', 'operations', 'audit-events.md'), 'utf8');
@@ -51,8 +51,7 @@ const VECTOR = {
   body: '{"test": 2432232314}',
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-verify-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('verify');
 
 const hasOpenssl = spawnSync('bash', ['-c', 'command -v openssl']).status === 0;
 describe('the secret docs/operations/audit-events.md makes', () => {

@@ -4,27 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
+import { tempDir } from '../helpers/temp.js';
+import { until } from '../helpers/wait.js';
 
 const KEY = randomBytes(32);
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-hooks-workers-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (condition()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+const dir = tempDir('hooks-workers');
 
 describe('webhooks with --workers 2', () => {
   it('delivers every worker’s events and each policy reload once, signed', async () => {
@@ -62,13 +54,13 @@ describe('webhooks with --workers 2', () => {
         assert.equal(reply['success'], true);
       }
       const named = (name: string) => events.filter((e) => e.event === name);
-      await until('four session events', () => named('session.created').length === 4);
+      await until('four session events', () => named('session.created').length === 4, 15_000);
 
       server.child.kill('SIGHUP');
-      await until('the reload event', () => named('policy.reloaded').length === 1);
+      await until('the reload event', () => named('policy.reloaded').length === 1, 15_000);
       writeFileSync(path, '{\n  "roles": ["superuser", "manage"]\n}\n');
       server.child.kill('SIGHUP');
-      await until('the refusal event', () => named('policy.reload-refused').length === 1);
+      await until('the refusal event', () => named('policy.reload-refused').length === 1, 15_000);
       await sleep(500);
       assert.equal(named('policy.reloaded').length, 1, 'one event per reload, not one per worker');
       assert.ok(

@@ -10,7 +10,6 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { auditEventNames } from '../../src/audit/catalogue.js';
 import { createWebhookSender, parseWebhookSecret, webhookSignature } from '../../src/audit/webhooks.js';
 import type { AuditRecord } from '../../src/audit/audit.js';
@@ -23,6 +22,7 @@ import { startTestServer } from '../helpers/server.js';
 import type { LogLine } from '../helpers/server.js';
 import { Writable } from 'node:stream';
 import { logsWritten } from '../helpers/turns.js';
+import { until } from '../helpers/wait.js';
 
 const SECRET_BYTES = randomBytes(32);
 const SECRET = `whsec_${SECRET_BYTES.toString('base64')}`;
@@ -79,14 +79,6 @@ async function verify(secret: string, headers: IncomingHttpHeaders, body: string
   return String(headers['webhook-signature'])
     .split(' ')
     .some((s) => s === `v1,${mac}`);
-}
-
-async function until(what: string, condition: () => boolean, limitMs = 20_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 function capturedLog(): { logs: LogLine[]; stream: Writable } {

@@ -1,22 +1,21 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createClient } from '../../src/client/index.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import type { UserInfoDict } from '../../src/protocol/index.js';
 import { forEachDatabase, urlOf } from '../helpers/databases.js';
 import { runAuthsvc, startAuthsvc } from './spawn.js';
 import type { Finished } from './spawn.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The admin command line, through the real binary (src/bin.ts), on each database: every command, the
  * two output forms, passwords from stdin only, refusals with their exit codes, and a change that a
  * server running beside it sees at once.
  */
-const root = mkdtempSync(join(tmpdir(), 'authsvc-admin-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('admin');
 
 const PASSWORD = 'Tangerine-Orbit-Lantern-42';
 const NEW_PASSWORD = 'Quiet-Harbour-Meadow-1987';

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runAuthsvc } from './spawn.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-envfile-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('envfile');
 
 describe('authsvc --envfile', () => {
   it('reads comments after values and quoted values, refusing only what is wrong', async () => {

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { loadStartup } from '../../src/setup/startup.js';
 import { readInputs } from '../../src/config/inputs.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-config-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('config');
 
 const key = generateFernetKey();
 const required = { AUTHSVC_SECRET: key, AUTHSVC_PIISALT: 'pepper-pepper', AUTHSVC_AUTHDB: 'sqlite:///a.sqlite' };

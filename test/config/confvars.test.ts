@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-confvars-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('confvars');
 
 const required = {
   AUTHSVC_BASEDIR: dir,

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config/load.js';
 import { PKG_DIR } from '../../src/package-dir.js';
@@ -11,6 +10,7 @@ import { generateFernetKey, parseKeyring } from '../../src/protocol/index.js';
 import { BLANK_ANSWERS, runSetup } from '../../src/setup/autosetup.js';
 import { startAuthsvc } from '../cli/spawn.js';
 import { blocksOf } from '../helpers/doc-blocks.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The shell examples of the operations pages (docs/operations/*.md), run as written (paths swapped for temporary
@@ -20,8 +20,7 @@ const pages = readdirSync(join(PKG_DIR, 'docs', 'operations'))
   .filter((f) => f.endsWith('.md'))
   .map((f) => `docs/operations/${f}`);
 const page = (name: string): string => readFileSync(join(PKG_DIR, 'docs', 'operations', name), 'utf8');
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-opsdoc-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('opsdoc');
 
 /** The one line of a ```sh block that starts with `prefix`. */
 function exampleLine(prefix: string): string {

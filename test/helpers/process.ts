@@ -39,7 +39,7 @@ export interface SpawnOptions {
   readonly workers: number;
   readonly env?: Record<string, string>;
   readonly port?: number;
-  /** How long to wait for "listening". */
+  /** How long to wait for "listening" (default 60 s). */
   readonly timeoutMs?: number;
 }
 
@@ -80,10 +80,12 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(
-      () => reject(new Error(`no "listening" in time; stderr: ${stderr}`)),
-      options.timeoutMs ?? 30_000,
-    );
+    // A server left running keeps the test file's process alive for ever: end it when giving up. From
+    // source (tsx) with other test files running beside it, a start can take tens of seconds.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no "listening" in time; stderr: ${stderr}`));
+    }, options.timeoutMs ?? 60_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');

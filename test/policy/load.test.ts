@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { checkAccess } from '../../src/policy/engine/check-access.js';
 import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
 import { loadPolicyFile } from '../../src/policy/load.js';
 import { describeProblem } from '../../src/policy/authoring/problems.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const defaultText = readFileSync(DEFAULT_POLICY, 'utf8');
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-policy-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('policy');
 
 type Policy = Record<string, unknown> & {
   roles: string[];

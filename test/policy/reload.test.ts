@@ -4,20 +4,20 @@
  * that starts after the refusal. Real processes, real signals, decisions over HTTP.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { loadPolicyFile } from '../../src/policy/load.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
 import type { AuthsvcProcess } from '../helpers/process.js';
 import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+import { until } from '../helpers/wait.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-reload-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('reload');
 
 /** The default policy plus a deny rule: the superuser may no longer view datasets, even its own. */
 function frozen(): string {
@@ -45,14 +45,6 @@ const VIEW = {
   target_visibility: 'public',
   target_sharedwith: '',
 };
-
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (condition()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 describe('reloading the policy in one process', () => {
   it('replaces the policy with a valid file, and refuses an invalid one keeping the old', async () => {
@@ -118,12 +110,14 @@ describe('SIGHUP', () => {
       assert.deepEqual(await decisions(server, 2), [true, true]);
       writeFileSync(path, frozen());
       server.child.kill('SIGHUP');
-      await until('the reload', () => server.logs.some((l) => l['message'] === 'policy reloaded'));
+      await until('the reload', () => server.logs.some((l) => l['message'] === 'policy reloaded'), 15_000);
       assert.deepEqual(await decisions(server, 2), [false, false]);
       writeFileSync(path, INVALID);
       server.child.kill('SIGHUP');
-      await until('the refusal', () =>
-        server.logs.some((l) => String(l['message']).startsWith('policy reload refused')),
+      await until(
+        'the refusal',
+        () => server.logs.some((l) => String(l['message']).startsWith('policy reload refused')),
+        15_000,
       );
       assert.deepEqual(await decisions(server, 2), [false, false]);
       assert.equal(server.child.exitCode, null, 'still running');
@@ -142,7 +136,7 @@ describe('SIGHUP', () => {
       writeFileSync(path, frozen());
       server.child.kill('SIGHUP');
       const applied = () => server.logs.filter((l) => l['message'] === 'policy reloaded');
-      await until('both workers to swap the policy', () => applied().length === 2);
+      await until('both workers to swap the policy', () => applied().length === 2, 15_000);
       assert.equal(new Set(applied().map((l) => l['pid'])).size, 2, 'two workers');
       assert.ok(server.logs.some((l) => l['message'] === 'policy accepted; sending it to every worker'));
       // New connections alternate between the workers: every answer comes from the new policy.
@@ -151,7 +145,7 @@ describe('SIGHUP', () => {
       writeFileSync(path, INVALID);
       server.child.kill('SIGHUP');
       const refusal = () => server.logs.find((l) => String(l['message']).startsWith('policy reload refused'));
-      await until('the refusal', () => refusal() !== undefined);
+      await until('the refusal', () => refusal() !== undefined, 15_000);
       assert.match(
         (refusal()?.['problems'] as string[]).join('\n'),
         /workers\.json:2:26: \/roles\/1: "manage" is a reserved name/,
@@ -164,8 +158,10 @@ describe('SIGHUP', () => {
       const victim = pids.list[0]?.pid;
       assert.ok(typeof victim === 'number');
       process.kill(victim, 'SIGKILL');
-      await until('the replacement worker', () =>
-        server.logs.some((l) => l['message'] === 'worker died; restarting it'),
+      await until(
+        'the replacement worker',
+        () => server.logs.some((l) => l['message'] === 'worker died; restarting it'),
+        15_000,
       );
       let healthy = false;
       for (let i = 0; i < 100 && !healthy; i++) {

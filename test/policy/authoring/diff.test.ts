@@ -1,19 +1,18 @@
 /** policy:diff: every access and limit decision that differs between two policies, as Markdown tables. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
 import { callersFor, diffPolicies } from '../../../src/policy/authoring/diff.js';
 import type { DiffSide } from '../../../src/policy/authoring/diff.js';
 import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const EXAMPLE = join(PKG_DIR, 'examples', 'document-sharing', 'policy.json');
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-diff-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('diff');
 
 function side(text: string): DiffSide {
   const compiled = compilePolicyBytes(Buffer.from(text));

@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
 import { loadFixtureFile, parseFixture } from '../../../src/policy/authoring/fixture-load.js';
 import { matrixSize, runFixture } from '../../../src/policy/authoring/fixture-run.js';
 import { loadPolicyFile } from '../../../src/policy/load.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const FIXTURES = join(PKG_DIR, 'policy', 'fixtures');
 const shipped = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.json'))
   .map((f) => join(FIXTURES, f));
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-fixtures-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('fixtures');
 
 function defaultPolicy() {
   const loaded = loadPolicyFile(DEFAULT_POLICY);

@@ -4,18 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
 import { lintFile, lintPolicyBytes } from '../../../src/policy/authoring/lint.js';
 import { formatProblem } from '../../../src/policy/authoring/problems.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const HERE = join(PKG_DIR, 'test', 'policy');
 const BROKEN = join(HERE, 'broken');
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-lint-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('lint');
 
 function lintCli(...args: string[]) {
   return spawnSync(

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
 import { BLANK_ANSWERS, runSetup } from '../../../src/setup/autosetup.js';
 import { TEST_PASSHASH } from '../../helpers/server.js';
 import { createHasher } from '../../../src/passwords/hashing.js';
+import { tempDir } from '../../helpers/temp.js';
 
 /**
  * Policy files as their authors meet them: the three policy CLIs read relative paths from the
  * directory they were called in (npm runs scripts in the package and says where in INIT_CWD), and
  * the `$schema` of every policy copy, the data folder's included, names a file that exists.
  */
-const dir = mkdtempSync(join(tmpdir(), 'authsvc-policy-files-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('policy-files');
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const FIXTURE = join(PKG_DIR, 'policy', 'fixtures', 'default-limits.json');

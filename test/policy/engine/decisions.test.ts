@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
 import { ANY_ACTION, ANY_SUBJECT } from '../../../src/policy/engine/ability.js';
-import { checkAccess } from '../../../src/policy/engine/check-access.js';
 import { checkLimit } from '../../../src/policy/engine/check-limit.js';
 import type { AccessRequest } from '../../../src/policy/engine/decision.js';
+import { ask as askOf } from '../../helpers/access.js';
 import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
 import { loadPolicyFile } from '../../../src/policy/load.js';
 import { relationOf } from '../../../src/policy/engine/relation.js';
@@ -16,17 +16,7 @@ const loaded = loadPolicyFile(join(PKG_DIR, 'policy', 'default.json'));
 assert.ok(loaded.ok);
 const policy = loaded.policy.compiled;
 
-const ask = (request: Partial<AccessRequest>) =>
-  checkAccess(policy, {
-    userId: 10,
-    owner: 20,
-    role: 'authenticated',
-    action: 'view',
-    item: 'dataset',
-    visibility: 'public',
-    sharedWith: [],
-    ...request,
-  });
+const ask = (request: Partial<AccessRequest>) => askOf(policy, request);
 
 describe('target_sharedwith', () => {
   it('takes comma-separated ids, blanks and empty entries ignored, duplicates once', () => {

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import { checkAccess } from '../../../src/policy/engine/check-access.js';
 import { checkLimit } from '../../../src/policy/engine/check-limit.js';
 import type { CompiledPolicy } from '../../../src/policy/engine/compiled-policy.js';
 import type { AccessRequest } from '../../../src/policy/engine/decision.js';
+import { ask } from '../../helpers/access.js';
 import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
 import { describeProblem } from '../../../src/policy/authoring/problems.js';
 
@@ -26,18 +26,6 @@ function compile(rules: unknown[], limits: Record<string, unknown> = {}): Compil
   assert.ok(compiled.ok, compiled.ok ? '' : compiled.problems.map(describeProblem).join('\n'));
   return compiled.compiled;
 }
-
-const ask = (policy: CompiledPolicy, request: Partial<AccessRequest>) =>
-  checkAccess(policy, {
-    userId: 10,
-    owner: 20,
-    role: 'authenticated',
-    action: 'view',
-    item: 'dataset',
-    visibility: 'public',
-    sharedWith: [],
-    ...request,
-  });
 
 const rule = (fields: Record<string, unknown>) => ({
   effect: 'allow',
