@@ -13,6 +13,11 @@ export function replayKey(mac: Buffer): string {
   return mac.toString('base64', 0, KEY_BYTES);
 }
 
+/** A key is replayKey()'s output: 16 bytes in base64 (24 characters, 2 of padding). Else a programming error. */
+function checkKey(key: string): void {
+  if (key.length !== 24 || !key.endsWith('==')) throw new TypeError('a replay key is 16 bytes in base64 (replayKey)');
+}
+
 /** The string-keyed set the admission stores use: check first, record only once admitted. */
 export class ReplaySet {
   private readonly buckets = new Map<number, Set<string>>();
@@ -23,12 +28,14 @@ export class ReplaySet {
   }
 
   has(key: string, nowMs: number): boolean {
+    checkKey(key);
     this.prune(nowMs);
     for (const keys of this.buckets.values()) if (keys.has(key)) return true;
     return false;
   }
 
   add(key: string, expiresAtMs: number): void {
+    checkKey(key);
     const slot = Math.floor(expiresAtMs / BUCKET_MS);
     let keys = this.buckets.get(slot);
     if (keys === undefined) {
