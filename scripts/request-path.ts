@@ -1,18 +1,36 @@
 /**
- * Which source files and folders one request runs code in: a real in-process server (SQLite), a
- * prepared request sealed beforehand, V8 precise coverage started just before the request is posted and
- * taken as soon as the reply arrives. Prints, per action, the files of src/ with any function called.
- *   npx tsx scripts/request-path.ts [user-login|user-check-access ...]
+ * Which files and folders of src/ one request runs code in, and a gate on it for CI (`npm run request-path`).
+ *
+ * What it measures: the app started in-process with the configuration a deployment gets by default (the
+ * real loader given only what has no default: secret, PII salt, a temporary SQLite database and base
+ * directory, port 0, one worker, no pwned-password service so no network is needed); a first login warms
+ * it up (lazy imports, prepared statements, first-use caches), then V8 precise coverage is started just
+ * before one more request is posted through real HTTP and taken as soon as the reply arrives. A file counts
+ * when any of its functions ran (call count > 0). Production defaults, not the tests' configuration, so
+ * that rate limits and the login back-off, which the test servers turn off, are counted as they run.
+ *
+ * Folders are counted two ways: the layers (the first folder under src/, or `src` for a root file; the
+ * top level is grouped by the layers of .dependency-cruiser.cjs) and every folder holding a file. The
+ * gate: at most MAX_LAYERS layers and MAX_FILES files for `user-login`; over either, the exit code is 1.
+ *   npx tsx scripts/request-path.ts [--no-limits] [user-login|user-check-access|session-exists ...]
  */
+import assert from 'node:assert/strict';
 import { Session } from 'node:inspector/promises';
-import { relative } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GOOD_PASSWORD, openSession, verifiedUser } from '../test/helpers/accounts.js';
-import { startTestServer } from '../test/helpers/server.js';
+import { startApp } from '../src/app.js';
+import { loadConfig } from '../src/config/load.js';
 import { PKG_DIR } from '../src/package-dir.js';
+import { generateFernetKey, openJson, sealJson } from '../src/protocol/index.js';
+import { sqlOf } from '../test/helpers/sql.js';
+
+const MAX_LAYERS = 8;
+const MAX_FILES = 35;
 
 interface FunctionCoverage {
-  readonly functionName: string;
   readonly ranges: readonly { readonly count: number }[];
 }
 interface ScriptCoverage {
@@ -20,18 +38,70 @@ interface ScriptCoverage {
   readonly functions: readonly FunctionCoverage[];
 }
 
-const wanted = process.argv.slice(2);
-const actions = wanted.length > 0 ? wanted : ['user-login', 'user-check-access'];
-const server = await startTestServer();
-const inspector = new Session();
-inspector.connect();
-await inspector.post('Profiler.enable');
+const args = process.argv.slice(2);
+const limits = !args.includes('--no-limits');
+const named = args.filter((a) => !a.startsWith('--'));
+const actions = named.length > 0 ? named : ['user-login'];
+
+const basedir = mkdtempSync(join(tmpdir(), 'authsvc-request-path-'));
+const loaded = await loadConfig([], {
+  AUTHSVC_SECRET: generateFernetKey(),
+  AUTHSVC_PIISALT: 'request-path-pii-salt',
+  AUTHSVC_AUTHDB: 'sqlite:///authsvc.sqlite',
+  AUTHSVC_BASEDIR: basedir,
+  AUTHSVC_PORT: '0',
+  AUTHSVC_WORKERS: '1',
+  AUTHSVC_PWNEDURL: 'none',
+});
+if (!loaded.ok) throw new Error(`config: ${loaded.problems.join('; ')}`);
+const config = loaded.config;
+// The log is written as in production (its formatting and writer are on the path) and dropped.
+const logStream = new Writable({ write: (_chunk, _encoding, done) => done() });
+const app = await startApp({ config, logStream });
+
+let reqid = 0;
+/** One action through real HTTP; the sealed body is made before `around` starts, the reply opened after. */
+async function call(
+  action: string,
+  body: Record<string, unknown>,
+  around?: { before(): Promise<void>; after(): Promise<void> },
+): Promise<Record<string, unknown>> {
+  const sealed = sealJson(config.keyring, { request: action, body, reqid: ++reqid, client_ipaddr: '192.0.2.1' });
+  await around?.before();
+  const response = await fetch(app.url, { method: 'POST', body: sealed, headers: { host: '127.0.0.1' } });
+  const text = await response.text();
+  await around?.after();
+  assert.equal(response.status, 200, `${action}: HTTP ${String(response.status)} ${text}`);
+  const opened = openJson(config.keyring, text, { nowMs: Date.now() });
+  if (!opened.ok) throw new Error(`${action}: the reply could not be opened: ${opened.reason}`);
+  const reply = opened.value as { success?: boolean; response?: Record<string, unknown> };
+  assert.equal(reply.success, true, `${action}: ${text}`);
+  return reply.response ?? {};
+}
+
+const email = 'request-path@example.org';
+const password = 'plinth-orchard-vapour-42';
+const signedUp = await call('user-new', { email, password, full_name: 'Request Path' });
+const userId = Number(signedUp['user_id']);
+// Verified and active, as user-set-emailverified leaves an account.
+await sqlOf(app.store)('users')
+  .where('user_id', userId)
+  .update({ email_verified: true, is_active: true, user_role: 'authenticated' });
+
+async function anonymousSession(): Promise<string> {
+  const opened = await call('session-new', {
+    ip_address: '198.51.100.20',
+    user_agent: 'request-path',
+    user_id: null,
+    expires: 7,
+    extra_info_json: {},
+  });
+  return String(opened['session_token']);
+}
 
 async function bodyFor(action: string): Promise<Record<string, unknown>> {
-  const email = `path-${action}-${String(Date.now())}@example.org`;
-  const userId = await verifiedUser(server, email);
-  const session = await openSession(server, userId);
-  if (action === 'user-login') return { session_token: session, email, password: GOOD_PASSWORD };
+  if (action === 'user-login') return { session_token: await anonymousSession(), email, password };
+  if (action === 'session-exists') return { session_token: await anonymousSession() };
   if (action === 'user-check-access') {
     return {
       user_id: userId,
@@ -43,31 +113,48 @@ async function bodyFor(action: string): Promise<Record<string, unknown>> {
       target_sharedwith: '',
     };
   }
-  if (action === 'session-exists') return { session_token: session };
   throw new Error(`no body for ${action}`);
 }
 
+const inspector = new Session();
+inspector.connect();
+await inspector.post('Profiler.enable');
+let over = false;
 for (const action of actions) {
+  await call(action, await bodyFor(action)); // the warm-up
   const body = await bodyFor(action);
-  const sealed = server.seal({ request: action, body, reqid: 1, client_ipaddr: '192.0.2.1' });
-  await inspector.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
-  const reply = await fetch(server.url, { method: 'POST', body: sealed, headers: { host: '127.0.0.1' } });
-  const text = await reply.text();
-  const { result } = (await inspector.post('Profiler.takePreciseCoverage')) as { result: ScriptCoverage[] };
-  await inspector.post('Profiler.stopPreciseCoverage');
-  const files = result
-    .filter((s) => s.url.startsWith('file://') && s.url.includes('/src/'))
-    .filter((s) => s.functions.some((f) => (f.ranges[0]?.count ?? 0) > 0))
+  let coverage: readonly ScriptCoverage[] = [];
+  await call(action, body, {
+    before: async () => {
+      await inspector.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+    },
+    after: async () => {
+      coverage = ((await inspector.post('Profiler.takePreciseCoverage')) as { result: ScriptCoverage[] }).result;
+      await inspector.post('Profiler.stopPreciseCoverage');
+    },
+  });
+  const files = coverage
+    .filter((s) => s.url.startsWith('file://'))
+    .filter((s) => s.functions.some((f) => f.ranges.some((r) => r.count > 0)))
     .map((s) => relative(PKG_DIR, fileURLToPath(s.url)))
     .filter((f) => f.startsWith('src/'))
     .sort();
-  const folders = new Set(files.map((f) => f.split('/').slice(0, -1).join('/') || 'src'));
-  if (reply.status !== 200) throw new Error(`${action}: HTTP ${String(reply.status)} ${text}`);
-  const opened = server.open(text) as { success?: boolean };
+  const folders = new Set(files.map((f) => f.split('/').slice(0, -1).join('/')));
+  const layers = new Set(files.map((f) => (f.split('/').length > 2 ? f.split('/')[1] : 'src')));
   console.log(
-    `${action}: HTTP ${reply.status}, success ${String(opened.success)}: ${files.length} files in ${folders.size} folders`,
+    `${action}: ${String(files.length)} files, ${String(layers.size)} layers (${[...layers].join(' ')}), ` +
+      `${String(folders.size)} folders`,
   );
   for (const f of files) console.log(`  ${f}`);
+  if (limits && action === 'user-login' && (files.length > MAX_FILES || layers.size > MAX_LAYERS)) {
+    console.error(
+      `request-path: a user-login crosses ${String(files.length)} files in ${String(layers.size)} layers; ` +
+        `the limit is ${String(MAX_FILES)} files in ${String(MAX_LAYERS)} layers`,
+    );
+    over = true;
+  }
 }
 inspector.disconnect();
-await server.close();
+await app.close();
+rmSync(basedir, { recursive: true, force: true });
+process.exitCode = over ? 1 : 0;
