@@ -61,7 +61,7 @@ const ALLOWED = {
   config: [...SERVICES, 'package-dir'],
   http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
   setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
-  // docs/events.md lists the audit-event catalogue (src/audit/catalogue.ts).
+  // docs/events.md lists the audit-event catalogue (src/services/audit/catalogue.ts).
   docs: ['protocol', 'domain', 'config', 'actions', 'audit', 'package-dir'],
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,
@@ -76,13 +76,35 @@ const ALLOWED = {
 /** The two entry files: the `authsvc` bin and `npm start`. */
 const ENTRY = ['bin', 'start'];
 
+/**
+ * Where each part lives under src/: the top level is grouped by layer (entry files, cluster and admin,
+ * app with the config it decodes, http and setup, actions, accounts, services, log, domain, protocol).
+ * A part not listed lives at src/<part>.
+ */
+const HOME = {
+  store: 'services/store',
+  passwords: 'services/passwords',
+  policy: 'services/policy',
+  'policy/engine': 'services/policy/engine',
+  'policy/authoring': 'services/policy/authoring',
+  admission: 'services/admission',
+  mail: 'services/mail',
+  audit: 'services/audit',
+  metrics: 'services/metrics',
+  config: 'app/config',
+  'config/environment': 'app/config/environment',
+  app: 'app/app',
+};
+/** @param {string} part */
+const home = (part) => HOME[/** @type {keyof typeof HOME} */ (part)] ?? part;
+
 /** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
 function pathOf(part) {
-  if (part === 'policy') return '^src/policy/[^/]+$';
-  if (part === 'config/environment') return '^src/config/environment\\.ts$';
+  if (part === 'policy') return '^src/services/policy/[^/]+$';
+  if (part === 'config/environment') return '^src/app/config/environment\\.ts$';
   if (part === 'admin/help') return '^src/admin/help\\.ts$';
-  if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${part}\\.ts$`;
-  return `^src/${part}/`;
+  if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${home(part)}\\.ts$`;
+  return `^src/${home(part)}/`;
 }
 
 const parts = Object.keys(ALLOWED);

@@ -1,8 +1,8 @@
 /** The database a bench server runs on: SQLite in its data folder, or a fresh database on a server. */
 import { tmpdir } from 'node:os';
 import { adminQuery, urlOf } from '../../test/helpers/admin-sql.js';
-import { parseDatabaseUrl } from '../../src/store/url.js';
-import type { MysqlTarget, PgTarget } from '../../src/store/url.js';
+import { parseDatabaseUrl } from '../../src/services/store/url.js';
+import type { MysqlTarget, PgTarget } from '../../src/services/store/url.js';
 
 export type BenchDatabase = 'sqlite' | 'pg' | 'mysql';
 

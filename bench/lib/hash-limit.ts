@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { parsePassHash } from '../../src/config/settings.js';
+import { parsePassHash } from '../../src/app/config/settings.js';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { createHasher } from '../../src/passwords/hashing.js';
+import { createHasher } from '../../src/services/passwords/hashing.js';
 
 export interface HashLimit {
   readonly passhash: string;

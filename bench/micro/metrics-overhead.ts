@@ -7,7 +7,7 @@
  */
 import { countRequests } from '../../src/http/middleware/metrics.js';
 import type { PipelineContext, Step } from '../../src/http/state.js';
-import { createServiceMetrics } from '../../src/metrics/prometheus.js';
+import { createServiceMetrics } from '../../src/services/metrics/prometheus.js';
 
 const iterations = Number(process.argv[2] ?? 500_000);
 const metrics = createServiceMetrics({ hashes: { running: 0, waiting: 0 } });

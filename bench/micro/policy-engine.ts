@@ -8,13 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { checkAccess } from '../../src/policy/engine/check-access.js';
-import { checkLimit } from '../../src/policy/engine/check-limit.js';
-import type { AccessRequest } from '../../src/policy/engine/decision.js';
-import type { CompiledPolicy } from '../../src/policy/engine/compiled-policy.js';
-import { lintPolicyBytes } from '../../src/policy/authoring/lint.js';
-import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
-import { formatProblem } from '../../src/policy/authoring/problems.js';
+import { checkAccess } from '../../src/services/policy/engine/check-access.js';
+import { checkLimit } from '../../src/services/policy/engine/check-limit.js';
+import type { AccessRequest } from '../../src/services/policy/engine/decision.js';
+import type { CompiledPolicy } from '../../src/services/policy/engine/compiled-policy.js';
+import { lintPolicyBytes } from '../../src/services/policy/authoring/lint.js';
+import { compilePolicyBytes } from '../../src/services/policy/authoring/policy-file.js';
+import { formatProblem } from '../../src/services/policy/authoring/problems.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const bytes = readFileSync(join(PKG_DIR, 'policy', 'default.json'));

@@ -9,13 +9,13 @@
  * (measured at 0.6 ms on SQLite to 2.9 ms on MariaDB) is paid on every path. The reason is only in
  * `failure_reason`; `user_id` is never given on failure.
  */
-import type { AuditSink } from '../audit/audit.js';
+import type { AuditSink } from '../services/audit/audit.js';
 import { DUMMY_ID } from '../domain/fixed-accounts.js';
 import type { Clock, LoginBackoff } from '../domain/ports.js';
-import type { PasswordService } from '../passwords/service.js';
+import type { PasswordService } from '../services/passwords/service.js';
 import type { RequestId } from '../protocol/index.js';
-import type { Store } from '../store/index.js';
-import type { UserRecord } from '../store/index.js';
+import type { Store } from '../services/store/index.js';
+import type { UserRecord } from '../services/store/index.js';
 
 /** What the check uses: the login records, the hasher, the lock-out settings, the clock and the audit. */
 export interface CredentialDeps {

@@ -6,8 +6,8 @@
  */
 import type { Clock } from '../domain/ports.js';
 import { hashToken } from '../domain/tokens.js';
-import type { Store } from '../store/index.js';
-import type { UserRecord } from '../store/index.js';
+import type { Store } from '../services/store/index.js';
+import type { UserRecord } from '../services/store/index.js';
 
 /** What the check reads: the sessions with their users, the clock, and the roles of the policy in force. */
 export interface InitiatorDeps {

@@ -4,7 +4,7 @@
  */
 import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
 import type { UserInfoDict } from '../protocol/index.js';
-import type { UserRecord } from '../store/index.js';
+import type { UserRecord } from '../services/store/index.js';
 
 export function userInfo(user: UserRecord): UserInfoDict {
   return {

@@ -7,11 +7,11 @@
  */
 import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
-import { checkAccess } from '../policy/engine/check-access.js';
-import { checkLimit } from '../policy/engine/check-limit.js';
-import type { AccessCheck, Explanation } from '../policy/engine/decision.js';
-import { parseSharedWith } from '../policy/engine/shared-with.js';
-import type { UserStanding } from '../store/index.js';
+import { checkAccess } from '../services/policy/engine/check-access.js';
+import { checkLimit } from '../services/policy/engine/check-limit.js';
+import type { AccessCheck, Explanation } from '../services/policy/engine/decision.js';
+import { parseSharedWith } from '../services/policy/engine/shared-with.js';
+import type { UserStanding } from '../services/store/index.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { accessActions } from '../protocol/actions/access.js';

@@ -6,7 +6,7 @@
 import { invalid } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import type { ActionInput, Problem } from '../protocol/index.js';
-import type { KeyRecord } from '../store/api-keys.js';
+import type { KeyRecord } from '../services/store/api-keys.js';
 import { decideAccess } from './access.js';
 import type { Deps } from './define.js';
 

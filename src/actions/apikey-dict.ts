@@ -8,7 +8,7 @@
 import { jsonEqual } from '../domain/json-equal.js';
 import { formatDateTime } from '../protocol/index.js';
 import type { JsonObject, JsonValue } from '../protocol/index.js';
-import type { KeyRecord, SessionKeyRecord } from '../store/api-keys.js';
+import type { KeyRecord, SessionKeyRecord } from '../services/store/api-keys.js';
 
 export type KeyKind = 'session' | 'nosession';
 

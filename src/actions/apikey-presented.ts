@@ -7,7 +7,7 @@
 import { fail, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
-import type { NoSessionKeyRecord, SessionKeyRecord } from '../store/api-keys.js';
+import type { NoSessionKeyRecord, SessionKeyRecord } from '../services/store/api-keys.js';
 import { keyAccess } from './apikey-access.js';
 import { matchesStored, presentedKey } from './apikey-dict.js';
 import type { KeyKind, PresentedKey } from './apikey-dict.js';

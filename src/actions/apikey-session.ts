@@ -8,7 +8,7 @@ import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/ip.js';
-import type { SessionKeyRecord } from '../store/api-keys.js';
+import type { SessionKeyRecord } from '../services/store/api-keys.js';
 import { badLifetime, grantedKeyAccess, isProblem, lifetime, requestedFields } from './apikey-access.js';
 import { checkedKey, REVOKE_FAILURES, revokeKey, VERIFY_FAILURES } from './apikey-presented.js';
 import { keyDict } from './apikey-dict.js';

@@ -2,11 +2,11 @@
  * An action = its declaration (src/protocol: schemas, rate class, failure codes) + a plain handler
  * `(deps, input, meta) → Result` + its end-user messages. Handlers never see HTTP.
  */
-import type { AuditSink } from '../audit/audit.js';
+import type { AuditSink } from '../services/audit/audit.js';
 import type { Clock, LoginBackoff, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
-import type { Mailer } from '../mail/mailer.js';
-import type { PolicySource } from '../policy/engine/compiled-policy.js';
+import type { Mailer } from '../services/mail/mailer.js';
+import type { PolicySource } from '../services/policy/engine/compiled-policy.js';
 import type {
   ActionFailure,
   ActionInput,
@@ -16,8 +16,8 @@ import type {
   FailureCode,
   RequestId,
 } from '../protocol/index.js';
-import type { PasswordService } from '../passwords/service.js';
-import type { Store } from '../store/index.js';
+import type { PasswordService } from '../services/passwords/service.js';
+import type { Store } from '../services/store/index.js';
 
 export interface Deps {
   readonly clock: Clock;
@@ -25,7 +25,7 @@ export interface Deps {
   readonly store: Store;
   readonly audit: AuditSink;
   readonly passwords: PasswordService;
-  /** Sends the sign-up and forgot-password mails (src/mail). */
+  /** Sends the sign-up and forgot-password mails (src/services/mail). */
   readonly mailer: Mailer;
   /** The compiled permissions policy in force (pure: no database). */
   readonly policy: PolicySource;

@@ -6,7 +6,7 @@ import { normaliseEmail } from '../protocol/index.js';
 import { fail, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
-import type { Credentials } from '../store/index.js';
+import type { Credentials } from '../services/store/index.js';
 import { defineAction } from './define.js';
 import type { passwordActions } from '../protocol/actions/password.js';
 import type { Deps, FamilyHandlers, Meta } from './define.js';

@@ -9,7 +9,7 @@ import { formatDateTime, formatOptionalDateTime, LIMITS, parseDateTime } from '.
 import type { ActionOutput } from '../protocol/index.js';
 import type { sessionActions } from '../protocol/actions/session.js';
 import { ANONYMOUS_ID } from '../domain/fixed-accounts.js';
-import type { SessionWithUser } from '../store/index.js';
+import type { SessionWithUser } from '../services/store/index.js';
 import { isBoundedDict, mergeDict } from '../domain/json-dict.js';
 import { CAS_ATTEMPTS, casBackoff } from './cas-retry.js';
 import { defineAction } from './define.js';

@@ -15,7 +15,7 @@ import { checkCredentials } from '../accounts/credentials.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { userDeleteActions } from '../protocol/actions/user-delete.js';
-import type { UserRecord } from '../store/index.js';
+import type { UserRecord } from '../services/store/index.js';
 import { isSuperuserSession } from '../accounts/initiator.js';
 
 const NOT_VERIFIED = 'We could not verify your email address or password.';

@@ -4,9 +4,9 @@
  */
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { lintFile } from '../policy/authoring/lint.js';
-import type { ProblemKind } from '../policy/authoring/problems.js';
-import { loadPolicyFile } from '../policy/load.js';
+import { lintFile } from '../services/policy/authoring/lint.js';
+import type { ProblemKind } from '../services/policy/authoring/problems.js';
+import { loadPolicyFile } from '../services/policy/load.js';
 
 /** A problem as printed: lint's kinds, or `compile` for what only the engine's compilation found. */
 interface Checked {

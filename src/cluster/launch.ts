@@ -5,7 +5,7 @@
  *
  * Password hashes run on the pool. An argon2id hash allocates its 19 MiB on the pool thread that runs
  * it, and glibc keeps the freed block in that thread's arena for the next hash: a process ends up
- * holding 19 MiB for every pool thread that ever hashed, though the hash queue (passwords/hash-queue.ts)
+ * holding 19 MiB for every pool thread that ever hashed, though the hash queue (services/passwords/hash-queue.ts)
  * admits only as many hashes at once as there are cores. So the pool gets one thread per core (libuv's
  * default is 4): on 2 cores 38 MiB less after logins, on 8 cores hashes no longer wait for one of 4
  * threads. Nothing else on the request path uses the pool (SQLite is synchronous, log lines go to a
@@ -29,7 +29,7 @@ import { availableParallelism } from 'node:os';
  */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
 
-// Read here rather than in config/environment.ts: loading that module first could start the pool.
+// Read here rather than in app/config/environment.ts: loading that module first could start the pool.
 // eslint-disable-next-line no-restricted-properties
 const env = process.env;
 if (env['UV_THREADPOOL_SIZE'] === undefined) {

@@ -13,8 +13,8 @@
 import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
-import type { AuditSink } from '../audit/audit.js';
-import { auditReload, checkPolicyFile } from '../policy/reload.js';
+import type { AuditSink } from '../services/audit/audit.js';
+import { auditReload, checkPolicyFile } from '../services/policy/reload.js';
 import { isPrimaryMessage } from './messages.js';
 import type { PolicyMessage, PolicyRequestMessage } from './messages.js';
 

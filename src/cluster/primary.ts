@@ -5,7 +5,7 @@
  *   delays while it keeps dying soon after start (backoff.ts);
  * - tells every worker who is alive, for /health;
  * - on SIGHUP checks the policy file again and sends a valid one to every worker (policy.ts);
- * - with `metrics` 1, answers each worker's scrape with the sum over every process (metrics/cluster.ts);
+ * - with `metrics` 1, answers each worker's scrape with the sum over every process (services/metrics/cluster.ts);
  * - on SIGTERM or SIGINT asks every worker to drain (answer what it received, accept nothing new),
  *   waits for them, and exits 0. A signal to the primary does not reach the workers by itself.
  * A worker that dies before any worker ever came up means the start failed (a port in use, a bad
@@ -13,22 +13,22 @@
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import { memoryAdmissionStore, serveAdmission } from '../admission/index.js';
-import { auditOf, metricsAuditSink } from '../audit/wiring.js';
-import type { AuditSink } from '../audit/audit.js';
-import type { Channel, MemoryAdmissionStore } from '../admission/index.js';
-import { readEnvironment } from '../config/environment.js';
-import type { Config } from '../config/load.js';
+import { memoryAdmissionStore, serveAdmission } from '../services/admission/index.js';
+import { auditOf, metricsAuditSink } from '../services/audit/wiring.js';
+import type { AuditSink } from '../services/audit/audit.js';
+import type { Channel, MemoryAdmissionStore } from '../services/admission/index.js';
+import { readEnvironment } from '../app/config/environment.js';
+import type { Config } from '../app/config/load.js';
 import { systemClock } from '../domain/ports.js';
 import { randomSource } from '../domain/random.js';
 import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 import { createLogger, flushStdio } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
-import type { MetricsHub } from '../metrics/cluster.js';
-import type { LoadedPolicy } from '../policy/load.js';
+import type { MetricsHub } from '../services/metrics/cluster.js';
+import type { LoadedPolicy } from '../services/policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
-import { startCleanup } from '../store/cleanup-timer.js';
+import { startCleanup } from '../services/store/cleanup-timer.js';
 import { planRestart } from './backoff.js';
 import { isListenerClosed, isPolicyRequest, isReady, isStartFailed } from './messages.js';
 import type { PrimaryMessage, ReadyMessage, StartFailedMessage } from './messages.js';
@@ -253,8 +253,8 @@ function handleSignals(primary: Primary): void {
  */
 async function primaryMetricsOf(config: Config): Promise<{ sinks: AuditSink[]; metrics: MetricsHub | null }> {
   if (config.metrics === null) return { sinks: [], metrics: null };
-  const { createPrimaryMetrics } = await import('../metrics/prometheus.js');
-  const { metricsHub } = await import('../metrics/cluster.js');
+  const { createPrimaryMetrics } = await import('../services/metrics/prometheus.js');
+  const { metricsHub } = await import('../services/metrics/cluster.js');
   const own = createPrimaryMetrics();
   return { sinks: [metricsAuditSink(own)], metrics: metricsHub(own.registry) };
 }

@@ -1,11 +1,11 @@
 /**
  * `--workers 1`: one process prepares the database, purges expired rows and serves. SIGHUP reloads
- * the policy (a valid file replaces it, an invalid one is refused and logged, policy/reload.ts).
+ * the policy (a valid file replaces it, an invalid one is refused and logged, services/policy/reload.ts).
  */
-import { startApp } from '../app.js';
-import type { Config } from '../config/load.js';
+import { startApp } from '../app/app.js';
+import type { Config } from '../app/config/load.js';
 import { flushStdio } from '../log/logger.js';
-import type { LoadedPolicy } from '../policy/load.js';
+import type { LoadedPolicy } from '../services/policy/load.js';
 
 export async function runSingle(config: Config, policy: LoadedPolicy): Promise<string> {
   const app = await startApp({ config, policy });

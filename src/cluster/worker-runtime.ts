@@ -2,8 +2,8 @@
  * How the primary starts a worker process: its node flags and the environment it adds. Each is left
  * as it is when the operator chose it (on the command line, in NODE_OPTIONS, in the environment).
  */
-import type { Environment } from '../config/environment.js';
-import { defaultHashQueueOptions } from '../passwords/hash-queue.js';
+import type { Environment } from '../app/config/environment.js';
+import { defaultHashQueueOptions } from '../services/passwords/hash-queue.js';
 import { SEMI_SPACE_FLAG } from './launch.js';
 
 /** The semi-space flag of launch.ts, also when the primary itself was started without it. */
@@ -13,7 +13,7 @@ export function workerExecArgv(execArgv: readonly string[], env: Environment): s
 }
 
 /**
- * A worker hashes at most `concurrency` passwords at once (passwords/hash-queue.ts), and glibc keeps a
+ * A worker hashes at most `concurrency` passwords at once (services/passwords/hash-queue.ts), and glibc keeps a
  * freed 19 MiB argon2 block in the arena of each pool thread that hashed (launch.ts): with libuv's
  * default four threads a worker held 4 × 19 MiB after its first logins, though it never runs more than
  * `concurrency` hashes. So its pool has that many threads.

@@ -4,13 +4,13 @@
  * the whole process group, e.g. Ctrl-C), or when the primary is gone. It swaps in every policy the
  * primary sends (cluster/policy.ts); a SIGHUP to a worker alone is ignored: reloads go to the primary.
  */
-import { primaryAdmissionClient } from '../admission/index.js';
-import type { Channel } from '../admission/index.js';
-import { startApp } from '../app.js';
-import type { RunningApp } from '../app.js';
-import type { Config } from '../config/load.js';
+import { primaryAdmissionClient } from '../services/admission/index.js';
+import type { Channel } from '../services/admission/index.js';
+import { startApp } from '../app/app.js';
+import type { RunningApp } from '../app/app.js';
+import type { Config } from '../app/config/load.js';
 import { flushStdio } from '../log/logger.js';
-import type { LoadedPolicy } from '../policy/load.js';
+import type { LoadedPolicy } from '../services/policy/load.js';
 import { isPrimaryMessage } from './messages.js';
 import type { ListenerClosedMessage, ReadyMessage } from './messages.js';
 import { CLOSING_LIMIT_MS, LISTEN_LIMIT_MS } from '../http/drain.js';

@@ -1,4 +1,4 @@
-/** The narrow ports the composition root (src/app.ts) injects; tests pass their own. */
+/** The narrow ports the composition root (src/app/app.ts) injects; tests pass their own. */
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -11,7 +11,7 @@ export interface Random {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** Makes the stored hash of a new password (the seed's view of passwords/hashing.ts). */
+/** Makes the stored hash of a new password (the seed's view of services/passwords/hashing.ts). */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
 }

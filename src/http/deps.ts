@@ -1,6 +1,6 @@
 import type { Dispatcher } from '../actions/dispatch.js';
-import type { AdmissionStore, RatePolicy } from '../admission/index.js';
-import type { AuditSink } from '../audit/audit.js';
+import type { AdmissionStore, RatePolicy } from '../services/admission/index.js';
+import type { AuditSink } from '../services/audit/audit.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Logger } from '../log/logger.js';
 import type { Pii } from '../log/pii.js';
@@ -8,7 +8,7 @@ import type { Keyring } from '../protocol/index.js';
 import type { HealthSources } from './health.js';
 import type { HttpMetrics } from './middleware/metrics.js';
 
-/** What the transport needs; built in src/app.ts. */
+/** What the transport needs; built in src/app/app.ts. */
 export interface HttpDeps {
   readonly keyring: Keyring;
   /** Enables /echo (from the loopback address only). */

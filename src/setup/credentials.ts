@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SeedResult } from '../store/seed.js';
+import type { SeedResult } from '../services/store/seed.js';
 
 export const CREDENTIALS_FILE = '.authsvc-admin-credentials';
 

@@ -2,17 +2,17 @@
  * Migrations and the fixed accounts: run once before serving, by the single process or by the cluster
  * primary before it forks (DESIGN decision 21). Safe when instances start together.
  */
-import type { Config } from '../config/load.js';
+import type { Config } from '../app/config/load.js';
 import { systemClock } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
 import { randomSource } from '../domain/random.js';
 import type { Logger } from '../log/logger.js';
 import { piiHasher } from '../log/pii.js';
-import { createHasher } from '../passwords/hashing.js';
-import { MAINTENANCE_LIMITS } from '../store/db.js';
-import { openStore } from '../store/index.js';
-import type { Store } from '../store/index.js';
-import { seedFixedAccounts } from '../store/seed.js';
+import { createHasher } from '../services/passwords/hashing.js';
+import { MAINTENANCE_LIMITS } from '../services/store/db.js';
+import { openStore } from '../services/store/index.js';
+import type { Store } from '../services/store/index.js';
+import { seedFixedAccounts } from '../services/store/seed.js';
 import { writeCredentials } from './credentials.js';
 
 export interface PrepareOptions {

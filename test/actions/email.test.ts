@@ -3,12 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { failures } from '../../src/domain/errors.js';
 import type { FailureCode } from '../../src/protocol/failure-codes.js';
 import { formatDateTime } from '../../src/protocol/index.js';
-import { optionalTimeFromDb } from '../../src/store/dialect.js';
+import { optionalTimeFromDb } from '../../src/services/store/dialect.js';
 import { GOOD_PASSWORD, markVerified, openSession, storedUser } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import type { MailTimeouts } from '../../src/mail/mailer.js';
+import type { MailTimeouts } from '../../src/services/mail/mailer.js';
 import { startDribblingServer, startSilentServer, startSink } from '../mail/smtp-sink.js';
 import type { Received, SmtpSink } from '../mail/smtp-sink.js';
 

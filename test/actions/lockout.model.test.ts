@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { optionalTimeFromDb } from '../../src/store/dialect.js';
+import { optionalTimeFromDb } from '../../src/services/store/dialect.js';
 import { GOOD_PASSWORD, storedUser, verifiedUser } from '../helpers/accounts.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { loadPolicyFile } from '../../src/policy/load.js';
+import { loadPolicyFile } from '../../src/services/policy/load.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { insertUsers } from '../helpers/users.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { timeToDb } from '../../src/store/dialect.js';
+import { timeToDb } from '../../src/services/store/dialect.js';
 import { countingQueue, insertKeyRows, openSession, rowsOf } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer, testHasher } from '../helpers/server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { timeToDb } from '../../src/store/dialect.js';
+import { timeToDb } from '../../src/services/store/dialect.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

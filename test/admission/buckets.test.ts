@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { backoffKey, ipKey } from '../../src/admission/buckets.js';
-import { DEFAULT_RATE_POLICY } from '../../src/admission/rate-limits.js';
+import { backoffKey, ipKey } from '../../src/services/admission/buckets.js';
+import { DEFAULT_RATE_POLICY } from '../../src/services/admission/rate-limits.js';
 import { buckets, policy } from './fixtures.js';
 
 describe('bucket keys', () => {

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { backoffKey } from '../../src/admission/buckets.js';
-import type { Bucket } from '../../src/admission/gcra.js';
-import { retryAfterSeconds } from '../../src/admission/gcra.js';
-import { DEFAULT_RATE_POLICY } from '../../src/admission/rate-limits.js';
-import { replayKey } from '../../src/admission/replay.js';
-import type { Admission, AdmissionStore, ReplayEntry } from '../../src/admission/store.js';
+import { backoffKey } from '../../src/services/admission/buckets.js';
+import type { Bucket } from '../../src/services/admission/gcra.js';
+import { retryAfterSeconds } from '../../src/services/admission/gcra.js';
+import { DEFAULT_RATE_POLICY } from '../../src/services/admission/rate-limits.js';
+import { replayKey } from '../../src/services/admission/replay.js';
+import type { Admission, AdmissionStore, ReplayEntry } from '../../src/services/admission/store.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { buckets, policy } from './fixtures.js';
 

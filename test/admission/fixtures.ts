@@ -1,7 +1,7 @@
-import { bucketsFor } from '../../src/admission/buckets.js';
-import type { Bucket } from '../../src/admission/gcra.js';
-import type { RatePolicy } from '../../src/admission/rate-limits.js';
-import { parseRateLimits } from '../../src/admission/rate-limits.js';
+import { bucketsFor } from '../../src/services/admission/buckets.js';
+import type { Bucket } from '../../src/services/admission/gcra.js';
+import type { RatePolicy } from '../../src/services/admission/rate-limits.js';
+import { parseRateLimits } from '../../src/services/admission/rate-limits.js';
 import { actionNames, actionSpecs, isActionName } from '../../src/protocol/index.js';
 
 /** Every action the server knows, as the configuration checks `<action>:<n>` keys against them. */

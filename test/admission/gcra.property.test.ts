@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Bucket } from '../../src/admission/gcra.js';
-import { cellOf } from '../../src/admission/gcra.js';
-import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
-import { redisAdmissionStore } from '../../src/admission/redis-store.js';
-import type { Admission, AdmissionStore } from '../../src/admission/store.js';
+import type { Bucket } from '../../src/services/admission/gcra.js';
+import { cellOf } from '../../src/services/admission/gcra.js';
+import { memoryAdmissionStore } from '../../src/services/admission/memory-store.js';
+import { redisAdmissionStore } from '../../src/services/admission/redis-store.js';
+import type { Admission, AdmissionStore } from '../../src/services/admission/store.js';
 
 interface Step {
   readonly advanceMs: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
-import { DEFAULT_RATE_POLICY } from '../../src/admission/rate-limits.js';
+import { memoryAdmissionStore } from '../../src/services/admission/memory-store.js';
+import { DEFAULT_RATE_POLICY } from '../../src/services/admission/rate-limits.js';
 import { admissionContract } from './contract.js';
 import { buckets } from './fixtures.js';
 

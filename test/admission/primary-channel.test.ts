@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
-import { primaryAdmissionClient } from '../../src/admission/primary-client.js';
-import { replayKey } from '../../src/admission/replay.js';
-import type { Channel } from '../../src/admission/primary-messages.js';
-import { serveAdmission } from '../../src/admission/primary-server.js';
+import { memoryAdmissionStore } from '../../src/services/admission/memory-store.js';
+import { primaryAdmissionClient } from '../../src/services/admission/primary-client.js';
+import { replayKey } from '../../src/services/admission/replay.js';
+import type { Channel } from '../../src/services/admission/primary-messages.js';
+import { serveAdmission } from '../../src/services/admission/primary-server.js';
 import { admissionContract } from './contract.js';
 
 /** Two ends of an IPC channel; messages cross on a later tick and as copies, like process.send. */

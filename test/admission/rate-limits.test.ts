@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_RATE_POLICY, parseRateLimits, STRICT_ACTION_LIMITS } from '../../src/admission/rate-limits.js';
+import {
+  DEFAULT_RATE_POLICY,
+  parseRateLimits,
+  STRICT_ACTION_LIMITS,
+} from '../../src/services/admission/rate-limits.js';
 import { ACTION_NAMES } from './fixtures.js';
 
 describe('the ratelimits item', () => {

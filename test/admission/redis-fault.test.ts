@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { fallbackStore, REDIS_DOWN_MESSAGE } from '../../src/admission/fallback.js';
-import { memoryAdmissionStore } from '../../src/admission/memory-store.js';
-import { replayKey } from '../../src/admission/replay.js';
-import { redisAdmissionStore } from '../../src/admission/redis-store.js';
+import { fallbackStore, REDIS_DOWN_MESSAGE } from '../../src/services/admission/fallback.js';
+import { memoryAdmissionStore } from '../../src/services/admission/memory-store.js';
+import { replayKey } from '../../src/services/admission/replay.js';
+import { redisAdmissionStore } from '../../src/services/admission/redis-store.js';
 import type { Logger } from '../../src/log/logger.js';
 import { eventually, freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { backoffKey } from '../../src/admission/buckets.js';
-import { redisAdmissionStore } from '../../src/admission/redis-store.js';
+import { backoffKey } from '../../src/services/admission/buckets.js';
+import { redisAdmissionStore } from '../../src/services/admission/redis-store.js';
 import { admissionContract } from './contract.js';
 import { buckets, policy } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReportGate } from '../../src/admission/report-gate.js';
+import { ReportGate } from '../../src/services/admission/report-gate.js';
 
 describe('the refusal report gate', () => {
   it('reports a key at most once a minute', () => {

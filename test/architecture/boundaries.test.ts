@@ -42,21 +42,21 @@ describe('the dependency boundaries', () => {
     assert.equal(run.status, 0, run.output);
   });
 
-  it('fail the lint on an import from src/protocol/index.ts to src/store/index.ts', () => {
-    const run = cruiseWith("import '../store/index.js';");
+  it('fail the lint on an import from src/protocol/index.ts to src/services/store/index.ts', () => {
+    const run = cruiseWith("import '../services/store/index.js';");
     assert.notEqual(run.status, 0, run.output);
-    assert.match(run.output, /protocol-imports: src\/protocol\/index\.ts → src\/store\/index\.ts/);
+    assert.match(run.output, /protocol-imports: src\/protocol\/index\.ts → src\/services\/store\/index\.ts/);
   });
 
-  it('fail the lint on a re-export from src/protocol/index.ts of src/store/index.ts', () => {
-    const run = cruiseWith("export type { Store } from '../store/index.js';");
+  it('fail the lint on a re-export from src/protocol/index.ts of src/services/store/index.ts', () => {
+    const run = cruiseWith("export type { Store } from '../services/store/index.js';");
     assert.notEqual(run.status, 0, run.output);
-    assert.match(run.output, /protocol-imports: src\/protocol\/index\.ts → src\/store\/index\.ts/);
+    assert.match(run.output, /protocol-imports: src\/protocol\/index\.ts → src\/services\/store\/index\.ts/);
   });
 
-  it('fail the lint on a dynamic import from src/protocol/index.ts of src/store/index.ts', () => {
-    const run = cruiseWith("export const loadStore = () => import('../store/index.js');");
+  it('fail the lint on a dynamic import from src/protocol/index.ts of src/services/store/index.ts', () => {
+    const run = cruiseWith("export const loadStore = () => import('../services/store/index.js');");
     assert.notEqual(run.status, 0, run.output);
-    assert.match(run.output, /protocol-imports: src\/protocol\/index\.ts → src\/store\/index\.ts/);
+    assert.match(run.output, /protocol-imports: src\/protocol\/index\.ts → src\/services\/store\/index\.ts/);
   });
 });

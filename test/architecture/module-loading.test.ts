@@ -80,8 +80,8 @@ const NEVER = [
   pkg('ioredis'),
   pkg('nodemailer'),
   own('docs/'),
-  own('policy/authoring/[a-z-]*-cli\\.ts'),
-  own('policy/authoring/(diff|diff-format|fixture-load|fixture-run)\\.ts'),
+  own('services/policy/authoring/[a-z-]*-cli\\.ts'),
+  own('services/policy/authoring/(diff|diff-format|fixture-load|fixture-run)\\.ts'),
 ];
 
 describe('module loading', () => {
@@ -108,7 +108,7 @@ describe('module loading', () => {
       own('http/server\\.ts'),
       own('actions/'),
       own('accounts/'),
-      own('mail/'),
+      own('services/mail/'),
       own('cluster/worker\\.ts'),
     ])
       assertNotLoaded(primary, pattern);

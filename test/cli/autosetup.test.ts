@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createClient } from '../../src/client/index.js';
-import { loadConfVars } from '../../src/config/confvars.js';
-import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
+import { loadConfVars } from '../../src/app/config/confvars.js';
+import { SHIPPED_CONFVARS } from '../../src/app/config/paths.js';
 import { runAuthsvc, startAuthsvc } from './spawn.js';
 
 const dirs: string[] = [];

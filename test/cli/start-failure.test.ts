@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { generateFernetKey } from '../../src/protocol/index.js';
-import { parseDatabaseUrl } from '../../src/store/url.js';
+import { parseDatabaseUrl } from '../../src/services/store/url.js';
 import { serverUrl } from '../helpers/databases.js';
 import { runAuthsvc } from './spawn.js';
 import type { Finished } from './spawn.js';

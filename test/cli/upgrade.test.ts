@@ -9,7 +9,7 @@ import { startAuthsvc } from './spawn.js';
 
 /**
  * Upgrades: `npm start` (src/start.ts) of a copy of the package, so that the test can play the next
- * release by changing the copy's src/config/confvars.json without touching the real one.
+ * release by changing the copy's src/app/config/confvars.json without touching the real one.
  */
 const root = mkdtempSync(join(tmpdir(), 'authsvc-upgrade-'));
 const pkg = join(root, 'authsvc');

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../../src/config/load.js';
-import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
+import { loadConfig } from '../../src/app/config/load.js';
+import { SHIPPED_CONFVARS } from '../../src/app/config/paths.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parsePassHash, parsePassPolicy } from '../../src/config/settings.js';
-import { DEFAULT_PASS_POLICY } from '../../src/passwords/thresholds.js';
+import { parsePassHash, parsePassPolicy } from '../../src/app/config/settings.js';
+import { DEFAULT_PASS_POLICY } from '../../src/services/passwords/thresholds.js';
 
 describe('--passpolicy', () => {
   it('takes any subset of the keys in any order; the rest keep their defaults', () => {

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { hashToken } from '../../src/domain/tokens.js';
-import type { Store } from '../../src/store/index.js';
-import { createHashQueue } from '../../src/passwords/hash-queue.js';
-import type { HashQueue } from '../../src/passwords/hash-queue.js';
-import { timeToDb } from '../../src/store/dialect.js';
+import type { Store } from '../../src/services/store/index.js';
+import { createHashQueue } from '../../src/services/passwords/hash-queue.js';
+import type { HashQueue } from '../../src/services/passwords/hash-queue.js';
+import { timeToDb } from '../../src/services/store/dialect.js';
 import type { TestServer } from './server.js';
 import { sqlOf } from './sql.js';
 

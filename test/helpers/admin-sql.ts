@@ -4,7 +4,7 @@
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { DatabaseTarget, MysqlTarget, PgTarget } from '../../src/store/url.js';
+import type { DatabaseTarget, MysqlTarget, PgTarget } from '../../src/services/store/url.js';
 
 /** Runs one statement on the server the URL names (a connection of its own, closed after). */
 export async function adminQuery(target: PgTarget | MysqlTarget, sql: string): Promise<void> {

@@ -18,11 +18,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe } from 'node:test';
-import { parseDatabaseUrl } from '../../src/store/url.js';
+import { parseDatabaseUrl } from '../../src/services/store/url.js';
 import { adminQuery } from './admin-sql.js';
 
 export { urlOf } from './admin-sql.js';
-import type { DatabaseTarget, MysqlTarget, PgTarget } from '../../src/store/url.js';
+import type { DatabaseTarget, MysqlTarget, PgTarget } from '../../src/services/store/url.js';
 
 export type DatabaseKind = 'sqlite' | 'pg' | 'mysql';
 

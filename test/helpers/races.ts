@@ -5,7 +5,7 @@
  * races at their own sizes and assert on what the race returns.
  */
 import assert from 'node:assert/strict';
-import type { Store } from '../../src/store/index.js';
+import type { Store } from '../../src/services/store/index.js';
 import { openSessionOn, postOnce } from './process.js';
 import type { AuthsvcProcess } from './process.js';
 import { KEY_ISSUE, sessionNewBody } from './requests.js';

@@ -3,8 +3,8 @@
  * reaches. The service itself never gets knex: only the store's repos talk to the database.
  */
 import type { Knex } from 'knex';
-import { knexOf } from '../../src/store/direct-sql.js';
-import type { Store } from '../../src/store/index.js';
+import { knexOf } from '../../src/services/store/direct-sql.js';
+import type { Store } from '../../src/services/store/index.js';
 
 export function sqlOf(store: Store): Knex {
   return knexOf(store);

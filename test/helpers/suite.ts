@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseTarget, SqliteTarget } from '../../src/store/url.js';
+import type { DatabaseTarget, SqliteTarget } from '../../src/services/store/url.js';
 import { urlOf } from './databases.js';
 import { spawnAuthsvc } from './process.js';
 import type { AuthsvcProcess, SpawnOptions } from './process.js';

@@ -1,6 +1,6 @@
 /**
  * Log lines are written once per turn of the event loop (src/log/writer.ts), at its end. A line queued
- * in that end phase itself (after a SQLite group commit, src/store/sqlite.ts, which also runs there)
+ * in that end phase itself (after a SQLite group commit, src/services/store/sqlite.ts, which also runs there)
  * goes out at the end of the next turn, and a reply sent in that phase can reach an in-process client
  * before it: two turns see every line of the requests answered so far written.
  */

@@ -4,8 +4,8 @@
  * this works on every database.
  */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../src/store/index.js';
-import { timeToDb } from '../../src/store/dialect.js';
+import type { Store } from '../../src/services/store/index.js';
+import { timeToDb } from '../../src/services/store/dialect.js';
 import { sqlOf } from './sql.js';
 
 export interface TestUser {

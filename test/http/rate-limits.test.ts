@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parseRateLimits } from '../../src/admission/index.js';
-import type { RatePolicy } from '../../src/admission/index.js';
+import { parseRateLimits } from '../../src/services/admission/index.js';
+import type { RatePolicy } from '../../src/services/admission/index.js';
 import { actionNames } from '../../src/protocol/index.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { DEFAULT_RATE_POLICY } from '../../src/admission/index.js';
+import { DEFAULT_RATE_POLICY } from '../../src/services/admission/index.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 import { startTestServer } from '../helpers/server.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { parseRateLimits } from '../../src/admission/index.js';
-import type { RatePolicy } from '../../src/admission/index.js';
+import { parseRateLimits } from '../../src/services/admission/index.js';
+import type { RatePolicy } from '../../src/services/admission/index.js';
 import { actionNames } from '../../src/protocol/index.js';
 import { openSession } from '../helpers/accounts.js';
 import { FrozenClock } from '../helpers/clock.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_RATE_POLICY } from '../../src/admission/index.js';
+import { DEFAULT_RATE_POLICY } from '../../src/services/admission/index.js';
 import { generateFernetKey, parseKeyring, sealJson } from '../../src/protocol/index.js';
 import { rawRequest } from '../helpers/http.js';
 import { forEachDatabase } from '../helpers/databases.js';

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hasControlCharacters, isSafeAddress, isSafeHeaderText, parseMailbox } from '../../src/mail/headers.js';
+import {
+  hasControlCharacters,
+  isSafeAddress,
+  isSafeHeaderText,
+  parseMailbox,
+} from '../../src/services/mail/headers.js';
 
 describe('header items', () => {
   it('refuse line breaks and every other control character', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildLink } from '../../src/mail/link.js';
+import { buildLink } from '../../src/services/mail/link.js';
 
 describe('the link in a mail', () => {
   it('joins the base URL and the fragment with exactly one slash', () => {

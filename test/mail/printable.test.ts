@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { PRINTABLE_LIMIT, printable } from '../../src/mail/printable.js';
+import { PRINTABLE_LIMIT, printable } from '../../src/services/mail/printable.js';
 
 // Control (C0, C1), format (bidi overrides and isolates, zero-width), lone surrogates, line and
 // paragraph separators.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MailSettings } from '../../src/mail/mailer.js';
-import { isLoopback, mailTimeouts, transportOptions } from '../../src/mail/smtp-options.js';
+import type { MailSettings } from '../../src/services/mail/mailer.js';
+import { isLoopback, mailTimeouts, transportOptions } from '../../src/services/mail/smtp-options.js';
 
 const base: MailSettings = {
   server: 'smtp.example.org',

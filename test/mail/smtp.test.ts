@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import type { MailMessage, MailSettings } from '../../src/mail/mailer.js';
-import { createSmtpMailer } from '../../src/mail/smtp.js';
+import type { MailMessage, MailSettings } from '../../src/services/mail/mailer.js';
+import { createSmtpMailer } from '../../src/services/mail/smtp.js';
 import { selfSignedCertificate, startDribblingServer, startSilentServer, startSink } from './smtp-sink.js';
 import type { SmtpSink } from './smtp-sink.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { forgotPassMail, mailFacts, signupMail } from '../../src/mail/templates.js';
-import type { MailInput } from '../../src/mail/templates.js';
+import { forgotPassMail, mailFacts, signupMail } from '../../src/services/mail/templates.js';
+import type { MailInput } from '../../src/services/mail/templates.js';
 
 const facts = mailFacts({
   to: 'jane@example.org',

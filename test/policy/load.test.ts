@@ -5,10 +5,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { checkAccess } from '../../src/policy/engine/check-access.js';
-import { compilePolicyBytes } from '../../src/policy/authoring/policy-file.js';
-import { loadPolicyFile } from '../../src/policy/load.js';
-import { describeProblem } from '../../src/policy/authoring/problems.js';
+import { checkAccess } from '../../src/services/policy/engine/check-access.js';
+import { compilePolicyBytes } from '../../src/services/policy/authoring/policy-file.js';
+import { loadPolicyFile } from '../../src/services/policy/load.js';
+import { describeProblem } from '../../src/services/policy/authoring/problems.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { tempDir } from '../helpers/temp.js';
 

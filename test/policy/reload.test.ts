@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { loadPolicyFile } from '../../src/policy/load.js';
+import { loadPolicyFile } from '../../src/services/policy/load.js';
 import { postOnce, spawnAuthsvc } from '../helpers/process.js';
 import type { AuthsvcProcess } from '../helpers/process.js';
 import { startTestServer } from '../helpers/server.js';

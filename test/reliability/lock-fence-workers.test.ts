@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/services/store/index.js';
 import { forEachDatabase, urlOf } from '../helpers/databases.js';
 import { spawnAuthsvc } from '../helpers/process.js';
 import { lockRace } from '../helpers/races.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MysqlTarget, PgTarget } from '../../src/store/url.js';
+import type { MysqlTarget, PgTarget } from '../../src/services/store/url.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

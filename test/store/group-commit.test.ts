@@ -1,5 +1,5 @@
 /**
- * SQLite group commit (src/store/sqlite.ts): the hot writes of one event-loop turn share one
+ * SQLite group commit (src/services/store/sqlite.ts): the hot writes of one event-loop turn share one
  * transaction, and each still answers for itself.
  */
 import assert from 'node:assert/strict';
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../../src/store/db.js';
-import { openSqlite } from '../../src/store/sqlite.js';
+import type { Db } from '../../src/services/store/db.js';
+import { openSqlite } from '../../src/services/store/sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-group-commit-'));
 let db: Db;

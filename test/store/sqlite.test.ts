@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CREDENTIALS_FILE } from '../../src/setup/credentials.js';
-import { parseDatabaseUrl } from '../../src/store/url.js';
+import { parseDatabaseUrl } from '../../src/services/store/url.js';
 import { startTestServer } from '../helpers/server.js';
 import { sqlOf } from '../helpers/sql.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { describeTarget, parseDatabaseUrl, redactUrl } from '../../src/store/url.js';
-import type { DatabaseTarget } from '../../src/store/url.js';
+import { describeTarget, parseDatabaseUrl, redactUrl } from '../../src/services/store/url.js';
+import type { DatabaseTarget } from '../../src/services/store/url.js';
 
 const parse = (url: string): DatabaseTarget => {
   const parsed = parseDatabaseUrl(url, '/srv/auth');

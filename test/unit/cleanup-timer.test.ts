@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startCleanup } from '../../src/store/cleanup-timer.js';
+import { startCleanup } from '../../src/services/store/cleanup-timer.js';
 import type { LogFields, Logger } from '../../src/log/logger.js';
-import type { PurgeReport } from '../../src/store/cleanup.js';
+import type { PurgeReport } from '../../src/services/store/cleanup.js';
 import { FrozenClock } from '../helpers/clock.js';
 
 function recorder(): Logger & { lines: Array<[string, string, LogFields | undefined]> } {

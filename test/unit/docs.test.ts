@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { actionsMarkdown } from '../../src/docs/actions-doc.js';
-import { loadConfVars } from '../../src/config/confvars.js';
-import { SHIPPED_CONFVARS } from '../../src/config/paths.js';
+import { loadConfVars } from '../../src/app/config/confvars.js';
+import { SHIPPED_CONFVARS } from '../../src/app/config/paths.js';
 import { configurationMarkdown } from '../../src/docs/configuration-doc.js';
 import { eventsMarkdown } from '../../src/docs/events-doc.js';
-import { auditEventNames } from '../../src/audit/catalogue.js';
+import { auditEventNames } from '../../src/services/audit/catalogue.js';
 import { actionNames } from '../../src/protocol/index.js';
 
 describe('docs/actions.md', () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ITEMS } from '../../src/config/items.js';
-import { parseAddressRange, peerMatcher } from '../../src/metrics/peers.js';
-import type { AddressRange } from '../../src/metrics/peers.js';
+import { ITEMS } from '../../src/app/config/items.js';
+import { parseAddressRange, peerMatcher } from '../../src/services/metrics/peers.js';
+import type { AddressRange } from '../../src/services/metrics/peers.js';
 
 const item = { label: 'metricsallow (--metricsallow, AUTHSVC_METRICSALLOW)', basedir: '/srv/authsvc' };
 

@@ -6,10 +6,10 @@
  * (Redis down) is refused 503 with `Retry-After`. A malformed envelope counts against its per-IP bucket,
  * then gets its 400.
  */
-import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../../admission/index.js';
-import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../../admission/index.js';
+import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../../services/admission/index.js';
+import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../../services/admission/index.js';
 import type { Next } from 'koa';
-import type { AuditSink } from '../../audit/audit.js';
+import type { AuditSink } from '../../services/audit/audit.js';
 import type { Logger } from '../../log/logger.js';
 import type { Pii } from '../../log/pii.js';
 import { actionSpecs } from '../../protocol/index.js';

@@ -6,7 +6,7 @@
  * failure code of the catalogue or one of a few words, the refusal reason one of REFUSAL_REASONS.
  */
 import type { Middleware } from 'koa';
-import type { ActionLabel, Outcome, RefusalReason, RequestMetrics, Scrape } from '../../metrics/port.js';
+import type { ActionLabel, Outcome, RefusalReason, RequestMetrics, Scrape } from '../../services/metrics/port.js';
 import { isActionName } from '../../protocol/index.js';
 import { plain } from '../plain.js';
 import type { PipelineContext, PipelineState, Step } from '../state.js';

@@ -5,9 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import { callersFor, diffPolicies } from '../../../src/policy/authoring/diff.js';
-import type { DiffSide } from '../../../src/policy/authoring/diff.js';
-import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
+import { callersFor, diffPolicies } from '../../../src/services/policy/authoring/diff.js';
+import type { DiffSide } from '../../../src/services/policy/authoring/diff.js';
+import { compilePolicyBytes } from '../../../src/services/policy/authoring/policy-file.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');

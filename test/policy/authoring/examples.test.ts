@@ -7,11 +7,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import { loadFixtureFile } from '../../../src/policy/authoring/fixture-load.js';
-import { runFixture } from '../../../src/policy/authoring/fixture-run.js';
-import { lintFile } from '../../../src/policy/authoring/lint.js';
-import { loadPolicyFile } from '../../../src/policy/load.js';
-import { formatProblem } from '../../../src/policy/authoring/problems.js';
+import { loadFixtureFile } from '../../../src/services/policy/authoring/fixture-load.js';
+import { runFixture } from '../../../src/services/policy/authoring/fixture-run.js';
+import { lintFile } from '../../../src/services/policy/authoring/lint.js';
+import { loadPolicyFile } from '../../../src/services/policy/load.js';
+import { formatProblem } from '../../../src/services/policy/authoring/problems.js';
 
 const EXAMPLES = join(PKG_DIR, 'examples');
 

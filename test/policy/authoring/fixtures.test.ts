@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import { loadFixtureFile, parseFixture } from '../../../src/policy/authoring/fixture-load.js';
-import { matrixSize, runFixture } from '../../../src/policy/authoring/fixture-run.js';
-import { loadPolicyFile } from '../../../src/policy/load.js';
+import { loadFixtureFile, parseFixture } from '../../../src/services/policy/authoring/fixture-load.js';
+import { matrixSize, runFixture } from '../../../src/services/policy/authoring/fixture-run.js';
+import { loadPolicyFile } from '../../../src/services/policy/load.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');

@@ -8,8 +8,8 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import { lintFile, lintPolicyBytes } from '../../../src/policy/authoring/lint.js';
-import { formatProblem } from '../../../src/policy/authoring/problems.js';
+import { lintFile, lintPolicyBytes } from '../../../src/services/policy/authoring/lint.js';
+import { formatProblem } from '../../../src/services/policy/authoring/problems.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const HERE = join(PKG_DIR, 'test', 'policy');
@@ -189,7 +189,7 @@ describe('policy:lint', () => {
       ['policy:diff', 'diff-cli'],
       ['policy:test', 'fixtures-cli'],
     ] as const) {
-      assert.equal(scripts[name], `node dist/policy/authoring/${cli}.js`);
+      assert.equal(scripts[name], `node dist/services/policy/authoring/${cli}.js`);
       assert.ok(existsSync(join(PKG_DIR, 'src', 'policy', 'authoring', `${cli}.ts`)), cli);
     }
   });

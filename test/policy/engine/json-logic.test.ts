@@ -1,5 +1,5 @@
 /**
- * Our JSON-Logic (src/policy/logic): the safe subset of trap P4, checked statically, evaluated on
+ * Our JSON-Logic (src/services/policy/logic): the safe subset of trap P4, checked statically, evaluated on
  * null-prototype facts, and — on the conditions both accept — deciding as json-logic-js does.
  */
 import assert from 'node:assert/strict';
@@ -9,10 +9,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import jsonLogicJs from 'json-logic-js';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import type { AccessRequest } from '../../../src/policy/engine/decision.js';
-import { accessFacts, limitFacts } from '../../../src/policy/engine/logic/facts.js';
-import { jsonLogic } from '../../../src/policy/engine/logic/json-logic.js';
-import { relationOf } from '../../../src/policy/engine/relation.js';
+import type { AccessRequest } from '../../../src/services/policy/engine/decision.js';
+import { accessFacts, limitFacts } from '../../../src/services/policy/engine/logic/facts.js';
+import { jsonLogic } from '../../../src/services/policy/engine/logic/json-logic.js';
+import { relationOf } from '../../../src/services/policy/engine/relation.js';
 
 const request: AccessRequest = {
   userId: 10,

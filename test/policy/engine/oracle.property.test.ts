@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { checkAccess } from '../../../src/policy/engine/check-access.js';
-import { checkLimit } from '../../../src/policy/engine/check-limit.js';
-import type { CompiledPolicy } from '../../../src/policy/engine/compiled-policy.js';
-import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
-import { describeProblem } from '../../../src/policy/authoring/problems.js';
-import { parseSharedWith } from '../../../src/policy/engine/shared-with.js';
+import { checkAccess } from '../../../src/services/policy/engine/check-access.js';
+import { checkLimit } from '../../../src/services/policy/engine/check-limit.js';
+import type { CompiledPolicy } from '../../../src/services/policy/engine/compiled-policy.js';
+import { compilePolicyBytes } from '../../../src/services/policy/authoring/policy-file.js';
+import { describeProblem } from '../../../src/services/policy/authoring/problems.js';
+import { parseSharedWith } from '../../../src/services/policy/engine/shared-with.js';
 import { oracleAccess, oracleLimit } from './oracle.js';
 
 // Name pools mix the reference's names with ones that would find Object.prototype in a plain object.

@@ -1,7 +1,7 @@
 /**
  * An independent oracle: a literal transcription of the reference's access and limit checks
  * (shared/reference/authnzerver.md §4.3 and §4.4), working on the policy document as written, the way
- * the reference's Python does. It imports nothing from src/policy, so the property tests compare
+ * the reference's Python does. It imports nothing from src/services/policy, so the property tests compare
  * two implementations that share no code.
  */
 

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
-import { checkLimit } from '../../../src/policy/engine/check-limit.js';
-import type { CompiledPolicy } from '../../../src/policy/engine/compiled-policy.js';
-import type { AccessRequest } from '../../../src/policy/engine/decision.js';
+import { checkLimit } from '../../../src/services/policy/engine/check-limit.js';
+import type { CompiledPolicy } from '../../../src/services/policy/engine/compiled-policy.js';
+import type { AccessRequest } from '../../../src/services/policy/engine/decision.js';
 import { ask } from '../../helpers/access.js';
-import { compilePolicyBytes } from '../../../src/policy/authoring/policy-file.js';
-import { describeProblem } from '../../../src/policy/authoring/problems.js';
+import { compilePolicyBytes } from '../../../src/services/policy/authoring/policy-file.js';
+import { describeProblem } from '../../../src/services/policy/authoring/problems.js';
 
 const DEFAULT = JSON.parse(readFileSync(join(PKG_DIR, 'policy', 'default.json'), 'utf8')) as Record<string, unknown>;
 

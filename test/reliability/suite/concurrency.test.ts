@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openStore } from '../../../src/store/index.js';
-import type { Store } from '../../../src/store/index.js';
+import { openStore } from '../../../src/services/store/index.js';
+import type { Store } from '../../../src/services/store/index.js';
 import { forEachDatabase } from '../../helpers/databases.js';
 import type { AuthsvcProcess } from '../../helpers/process.js';
 import { callerOf, refreshRace, wrongLoginStorm } from '../../helpers/races.js';

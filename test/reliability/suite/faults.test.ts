@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MysqlTarget, PgTarget } from '../../../src/store/url.js';
+import type { MysqlTarget, PgTarget } from '../../../src/services/store/url.js';
 import { forEachDatabase } from '../../helpers/databases.js';
 import { openSessionOn } from '../../helpers/process.js';
 import type { AuthsvcProcess } from '../../helpers/process.js';

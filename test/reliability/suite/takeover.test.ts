@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FAILURE_REASONS } from '../../../src/protocol/failure-codes.js';
-import { openStore } from '../../../src/store/index.js';
-import type { Store } from '../../../src/store/index.js';
+import { openStore } from '../../../src/services/store/index.js';
+import type { Store } from '../../../src/services/store/index.js';
 import { forEachDatabase } from '../../helpers/databases.js';
 import { PASSWORD_ACTIONS } from '../../helpers/password-actions.js';
 import type { Guessed } from '../../helpers/password-actions.js';

@@ -1,0 +1,260 @@
+/**
+ * In-code migrations with extension-less names, so running from src (tsx) and from dist records the
+ * same names (trap S9). Every table is created only when it is missing (spec: "at every start the
+ * service creates its database tables only if they do not already exist").
+ *
+ * MariaDB/MySQL: every table is utf8mb4 with a binary, no-pad collation, so that emails, system ids,
+ * token hashes, roles, names and the JSON text of compare-and-swap updates compare byte for byte as on
+ * PostgreSQL and SQLite (trap S1: the server default is case-, accent- and trailing-space-insensitive).
+ * User ids are `int unsigned` there, and so is every column referencing them (a foreign key needs the
+ * same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Knex } from 'knex';
+import { LIMITS } from '../../protocol/index.js';
+import type { Dialect } from './dialect.js';
+
+const HASH = 64; // SHA-256 hex
+
+interface Columns {
+  time(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
+  /** A string compared byte for byte (MariaDB's default collation is case- and accent-insensitive). */
+  exact(t: Knex.CreateTableBuilder, name: string, length: number): Knex.ColumnBuilder;
+  json(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
+  userRef(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
+}
+
+function columns(dialect: Dialect, binary: string): Columns {
+  return {
+    time: (t, name) =>
+      dialect === 'sqlite'
+        ? t.bigInteger(name)
+        : dialect === 'pg'
+          ? t.timestamp(name, { useTz: true, precision: 3 })
+          : t.datetime(name, { precision: 3 }),
+    exact: (t, name, length) => {
+      const column = t.string(name, length);
+      return dialect === 'mysql' ? column.collate(binary) : column;
+    },
+    json: (t, name) => (dialect === 'mysql' ? t.text(name, 'mediumtext').collate(binary) : t.text(name)),
+    userRef: (t, name) => {
+      const column = t.integer(name).unsigned().notNullable();
+      column.references('user_id').inTable('users').onDelete('CASCADE');
+      return column;
+    },
+  };
+}
+
+/**
+ * The binary collation of MariaDB/MySQL without PAD SPACE where the server has one ('a ' ≠ 'a', as on
+ * PostgreSQL and SQLite): MariaDB's utf8mb4_nopad_bin, MySQL 8's utf8mb4_0900_bin, else utf8mb4_bin.
+ */
+export async function binaryCollation(knex: Knex): Promise<string> {
+  const [rows] = (await knex.raw("SHOW COLLATION WHERE Collation IN ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin')")) as [
+    Array<{ Collation: string }>,
+  ];
+  const names = rows.map((r) => r.Collation);
+  return names.includes('utf8mb4_nopad_bin')
+    ? 'utf8mb4_nopad_bin'
+    : names.includes('utf8mb4_0900_bin')
+      ? 'utf8mb4_0900_bin'
+      : 'utf8mb4_bin';
+}
+
+async function createTableIfMissing(
+  knex: Knex,
+  dialect: Dialect,
+  binary: string,
+  table: string,
+  build: (t: Knex.CreateTableBuilder) => void,
+): Promise<void> {
+  if (await knex.schema.hasTable(table)) return;
+  await knex.schema.createTable(table, (t) => {
+    if (dialect === 'mysql') {
+      t.engine('InnoDB');
+      t.charset('utf8mb4');
+      t.collate(binary);
+    }
+    build(t);
+  });
+}
+
+function initial(dialect: Dialect): Knex.Migration {
+  return {
+    async up(knex) {
+      const binary = dialect === 'mysql' ? await binaryCollation(knex) : '';
+      const c = columns(dialect, binary);
+      const createIfMissing = (table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> =>
+        createTableIfMissing(knex, dialect, binary, table, build);
+      await createIfMissing('users', (t) => {
+        t.increments('user_id').primary();
+        c.exact(t, 'system_id', LIMITS.systemId).notNullable().unique();
+        t.string('full_name', LIMITS.fullName).nullable().index();
+        t.text('password').notNullable();
+        c.exact(t, 'email', LIMITS.email).notNullable().unique();
+        t.boolean('email_verified').notNullable().defaultTo(false);
+        t.boolean('is_active').notNullable().defaultTo(false).index();
+        t.string('user_role', LIMITS.role).notNullable().index();
+        // The role to restore on user-lock `unlock` (DESIGN decision 12).
+        t.string('previous_role', LIMITS.role).nullable();
+        c.json(t, 'extra_info').nullable();
+        c.time(t, 'created_on').notNullable();
+        c.time(t, 'last_updated').notNullable();
+        c.time(t, 'last_login_try').nullable();
+        c.time(t, 'last_login_success').nullable();
+        t.integer('failed_login_tries').notNullable().defaultTo(0);
+        // End of a temporary lock after too many failed logins (DESIGN decision 11).
+        c.time(t, 'locked_until').nullable();
+        c.time(t, 'emailverify_sent_datetime').nullable();
+        c.time(t, 'emailforgotpass_sent_datetime').nullable();
+        c.time(t, 'emailchangepass_sent_datetime').nullable();
+      });
+      await createIfMissing('sessions', (t) => {
+        c.exact(t, 'token_hash', HASH).primary();
+        c.userRef(t, 'user_id').index();
+        t.string('ip_address', LIMITS.ipAddress).notNullable();
+        t.string('user_agent', LIMITS.userAgent).notNullable();
+        c.time(t, 'created').notNullable();
+        c.time(t, 'expires').notNullable().index();
+        c.json(t, 'extra_info_json').notNullable();
+      });
+      await createIfMissing('apikeys', (t) => {
+        c.exact(t, 'tkn_hash', HASH).primary();
+        c.userRef(t, 'user_id').index();
+        t.string('user_role', LIMITS.role).notNullable();
+        c.exact(t, 'session_hash', HASH)
+          .notNullable()
+          .index()
+          .references('token_hash')
+          .inTable('sessions')
+          .onDelete('CASCADE');
+        t.string('issuer', 280).notNullable();
+        t.string('audience', 280).notNullable();
+        c.json(t, 'subject').notNullable();
+        t.integer('apiversion').notNullable();
+        t.string('ip_address', LIMITS.ipAddress).notNullable();
+        t.string('user_agent', LIMITS.userAgent).notNullable();
+        c.time(t, 'issued').notNullable();
+        c.time(t, 'not_valid_before').notNullable();
+        c.time(t, 'expires').notNullable().index();
+      });
+      await createIfMissing('apikeys_nosession', (t) => {
+        c.exact(t, 'tkn_hash', HASH).primary();
+        // Every key descending from one apikey-new-nosession shares a family (refresh reuse revokes it).
+        c.exact(t, 'family_id', HASH).notNullable().index();
+        c.userRef(t, 'user_id').index();
+        t.string('user_role', LIMITS.role).notNullable();
+        t.string('issuer', 280).notNullable();
+        t.string('audience', 280).notNullable();
+        c.json(t, 'subject').notNullable();
+        t.integer('apiversion').notNullable();
+        t.string('ip_address', LIMITS.ipAddress).notNullable();
+        c.time(t, 'issued').notNullable();
+        c.time(t, 'not_valid_before').notNullable();
+        c.time(t, 'expires').notNullable().index();
+      });
+      await createIfMissing('refresh_tokens', (t) => {
+        c.exact(t, 'token_hash', HASH).primary();
+        c.exact(t, 'family_id', HASH).notNullable().index();
+        c.exact(t, 'apikey_hash', HASH).notNullable();
+        c.userRef(t, 'user_id').index();
+        c.time(t, 'issued').notNullable();
+        c.time(t, 'not_valid_before').notNullable();
+        c.time(t, 'expires').notNullable().index();
+        // Set when the token has been exchanged; presenting it again is reuse (DESIGN decision 18).
+        c.time(t, 'rotated_at').nullable();
+      });
+    },
+    async down(knex) {
+      for (const table of ['refresh_tokens', 'apikeys_nosession', 'apikeys', 'sessions', 'users']) {
+        await knex.schema.dropTableIfExists(table);
+      }
+    },
+  };
+}
+
+/** The tables whose rows are credentials issued to a user: each records the user's generation then. */
+export const FENCED_TABLES = ['apikeys', 'apikeys_nosession', 'refresh_tokens'] as const;
+
+/**
+ * The revocation fence (docs/design.md, revocation fence): `users.credential_generation` is bumped by
+ * every revocation, and every key and refresh token records the generation its user had when it was
+ * issued; one whose generation is not its user's any more does not verify. Existing rows start at 0,
+ * matching their users' 0, so what was valid before the upgrade stays valid.
+ */
+const credentialGeneration: Knex.Migration = {
+  async up(knex) {
+    for (const table of ['users', ...FENCED_TABLES]) {
+      if (await knex.schema.hasColumn(table, 'credential_generation')) continue;
+      await knex.schema.alterTable(table, (t) => {
+        t.integer('credential_generation').notNullable().defaultTo(0);
+      });
+    }
+  },
+  async down(knex) {
+    for (const table of ['users', ...FENCED_TABLES]) {
+      await knex.schema.alterTable(table, (t) => {
+        t.dropColumn('credential_generation');
+      });
+    }
+  },
+};
+
+export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
+  const migrations: Record<string, Knex.Migration> = {
+    '0001_initial': initial(dialect),
+    '0002_credential_generation': credentialGeneration,
+  };
+  return {
+    getMigrations: () => Promise.resolve(Object.keys(migrations)),
+    getMigrationName: (name) => name,
+    getMigration: (name) => {
+      const migration = migrations[name];
+      return migration === undefined
+        ? Promise.reject(new Error(`unknown migration ${name}`))
+        : Promise.resolve(migration);
+    },
+  };
+}
+
+export const MIGRATIONS_TABLE = 'authsvc_migrations';
+
+/** Errors of two instances migrating at once: the loser waits and tries again. */
+function isMigrationRace(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MigrationLocked') return true; // knex's lock row is held by the other instance
+  const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
+  // Both created knex's own tables at once: PostgreSQL duplicate table / unique violation (pg_type),
+  // MariaDB/MySQL table exists / duplicate entry, SQLite "table … already exists". On SQLite, knex's
+  // migrator begins its transactions deferred (the store's own begin IMMEDIATE, db.ts), so the loser may
+  // also find the database busy at its first write.
+  return (
+    code === '42P07' ||
+    code === '23505' ||
+    errno === 1050 ||
+    errno === 1062 ||
+    /already exists/i.test(error.message) ||
+    (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
+  );
+}
+
+export interface MigrateOptions {
+  /** How long to keep retrying while another instance holds the migration lock. */
+  readonly retryForMs?: number;
+  readonly onRetry?: (error: Error, attempt: number) => void;
+}
+
+export async function migrate(knex: Knex, dialect: Dialect, options: MigrateOptions = {}): Promise<void> {
+  const started = performance.now();
+  const retryForMs = options.retryForMs ?? 60_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await knex.migrate.latest({ migrationSource: migrationSource(dialect), tableName: MIGRATIONS_TABLE });
+      return;
+    } catch (error) {
+      if (!isMigrationRace(error) || performance.now() - started > retryForMs) throw error;
+      options.onRetry?.(error as Error, attempt);
+      await sleep(100 + Math.floor(Math.random() * 400));
+    }
+  }
+}
