@@ -5,7 +5,8 @@
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { isBoundedDict, isSafeText } from '../domain/json-dict.js';
+import { isBoundedDict } from '../domain/json-dict.js';
+import { isSafeText } from '../protocol/index.js';
 import type { Problem } from '../protocol/index.js';
 import { isIpAddress } from '../protocol/ip.js';
 

@@ -1,12 +1,5 @@
-import { FORBIDDEN_KEYS, MAX_DICT_BYTES, MAX_DICT_DEPTH, MAX_DICT_ENTRIES } from '../protocol/index.js';
+import { FORBIDDEN_KEYS, isSafeText, MAX_DICT_BYTES, MAX_DICT_DEPTH, MAX_DICT_ENTRIES } from '../protocol/index.js';
 import type { JsonObject, JsonValue } from '../protocol/index.js';
-
-// A lone surrogate or a NUL: PostgreSQL refuses NUL in text, and lone surrogates are not UTF-8.
-const BAD_TEXT = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function isSafeText(text: string): boolean {
-  return !BAD_TEXT.test(text);
-}
 
 /** The size of a dict as stored: its JSON in UTF-8. */
 export function dictBytes(value: JsonObject): number {

@@ -6,7 +6,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { Reply } from '../actions/dispatch.js';
 import type { LogFields } from '../log/logger.js';
 import type { RequestId } from '../protocol/index.js';
-import type { CheckedRequest } from './envelope-check.js';
+import type { CheckedRequest } from '../protocol/index.js';
 
 export interface PipelineState {
   /** Fields the request log adds to its line (what was refused, or the action and its outcome). */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { isBoundedDict, isSafeText, mergeDict } from '../../src/domain/json-dict.js';
+import { isBoundedDict, mergeDict } from '../../src/domain/json-dict.js';
+import { isSafeText } from '../../src/protocol/index.js';
 
 const nested = (depth: number): unknown => {
   let value: unknown = 'leaf';

@@ -4,7 +4,7 @@
  * decrypted request>}, messages: [], reqid}`, so a frontend developer can check keys and encoding
  * without touching data.
  */
-import { isRequestId } from '../envelope-check.js';
+import { isRequestId } from '../../protocol/index.js';
 import { plain } from '../plain.js';
 import { earlier } from '../state.js';
 import type { Step } from '../state.js';

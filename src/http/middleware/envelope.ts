@@ -4,7 +4,7 @@
  * known. A malformed envelope is answered 400 by the admit step, after it has counted it against the
  * client's per-IP bucket: flooding with bad requests is still flooding.
  */
-import { checkEnvelope } from '../envelope-check.js';
+import { checkEnvelope } from '../../protocol/index.js';
 import { earlier } from '../state.js';
 import type { Step } from '../state.js';
 
