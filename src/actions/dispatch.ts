@@ -1,7 +1,7 @@
 /**
  * Dispatch: validate the body against the action's schema, run the handler, and shape the decrypted
- * response (DESIGN decision 4). The one place that maps a failure code to `failure_reason`, the
- * end-user message and the HTTP status.
+ * response (DESIGN decision 4). The one place that maps a failure code to `failure_reason` and the
+ * end-user message; the transport maps it to the HTTP status (http/middleware/seal.ts).
  */
 import { failures, UnavailableError } from '../domain/errors.js';
 import type { FailureCode } from '../protocol/index.js';
@@ -17,11 +17,8 @@ export type ResponsePayload =
   | { success: false; response: object; messages: string[]; reqid: RequestId; failure_reason: string };
 
 export interface Reply {
-  readonly status: number;
-  /** Sent as the Retry-After header (whole seconds) with 503 answers. */
-  readonly retryAfterSeconds?: number;
   readonly payload: ResponsePayload;
-  /** The failure code, for the request log; null on success. */
+  /** The failure code, for the request log and the HTTP status; null on success. */
   readonly code: FailureCode | null;
 }
 
@@ -40,10 +37,7 @@ export function failureReply(
   problems?: readonly Problem[],
 ): Reply {
   const failure_reason = failures[code].reason;
-  const status = failures[code].status;
   return {
-    status,
-    ...(status === 503 ? { retryAfterSeconds: 1 } : {}),
     code,
     payload: {
       success: false,
@@ -107,7 +101,6 @@ export function createDispatcher(deps: Deps): Dispatcher {
     }
     if (result.ok) {
       return {
-        status: 200,
         code: null,
         payload: {
           success: true,

@@ -5,6 +5,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { registry } from '../actions/registry.js';
 import { failures } from '../domain/errors.js';
+import { httpStatusOf } from '../http/middleware/seal.js';
 import { actionNames, actionSpecs } from '../protocol/index.js';
 import type { RateClass } from '../protocol/index.js';
 
@@ -107,7 +108,7 @@ export function actionsMarkdown(): string {
       out.push('| Failure code | `failure_reason` | HTTP | End-user message |', '|---|---|---|---|');
       for (const code of codes) {
         out.push(
-          `| \`${code}\` | ${cell(failures[code].reason)} | ${failures[code].status} | ${cell(action.messages.failures[code] ?? '')} |`,
+          `| \`${code}\` | ${cell(failures[code].reason)} | ${httpStatusOf(code)} | ${cell(action.messages.failures[code] ?? '')} |`,
         );
       }
       out.push('');

@@ -31,7 +31,6 @@ export function echo(): Step {
     if (request !== 'echo' || !isRequestId(reqid) || !depthWithin(payload, MAX_ECHO_DEPTH)) return plain(ctx, 400);
     ctx.state.log = { action: 'echo', reqid };
     ctx.state.reply = {
-      status: 200,
       code: null,
       payload: { success: true, response: { echo: payload }, messages: [], reqid },
     };
