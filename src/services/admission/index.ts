@@ -19,5 +19,4 @@ export type { ReplayCache } from './replay.js';
 export { memoryReplayCache, replayKey } from './replay.js';
 export { ReportGate } from './report-gate.js';
 export type { Admission, AdmissionStatus, AdmissionStore, ReplayEntry } from './store.js';
-export { backoffWaitMs } from './store.js';
-export { storeLoginBackoff } from './login-backoff.js';
+export { backoffWaitMs, storeLoginBackoff } from './store.js';

@@ -4,6 +4,8 @@
  * cluster primary (workers), Redis (instances), and a fallback wrapper (Redis, else the local store).
  */
 import type { Bucket } from './gcra.js';
+import type { Clock, LoginBackoff, Sleep } from '../../domain/ports.js';
+import { backoffKey } from './buckets.js';
 
 export interface ReplayEntry {
   /** A compact digest of the request token (see replayKey in replay.ts). */
@@ -49,4 +51,20 @@ export function rateLimited(buckets: readonly Bucket[], index: number, waitUs: n
   const bucket = buckets[index];
   if (bucket === undefined) throw new Error(`no bucket ${index}`);
   return { kind: 'rate-limited', retryAfterMs: Math.ceil(waitUs / 1000), bucket };
+}
+
+/**
+ * The login back-off on the admission store (DESIGN decision 11): the n-th consecutive failed password
+ * check for an identity waits min(1.5^(n−1), 40) s, counted in the same store as the rate limits so it
+ * holds across workers and instances. The wait is a timer (`sleep`), so no worker is held busy.
+ */
+export function storeLoginBackoff(store: AdmissionStore, clock: Clock, sleep: Sleep): LoginBackoff {
+  return {
+    async failed(identity) {
+      const n = await store.failure(backoffKey(identity), clock.now());
+      const waitMs = backoffWaitMs(n);
+      if (waitMs > 0) await sleep(waitMs);
+    },
+    succeeded: (identity) => store.success(backoffKey(identity)),
+  };
 }
