@@ -1,5 +1,6 @@
 /** GET /health (DESIGN decision 7): not encrypted, not rate-limited; 503 when the database is down. */
 import type { WorkersReport } from './health-report.js';
+import type { Step } from './state.js';
 
 export interface HealthSources {
   readonly version: string;
@@ -37,5 +38,14 @@ export async function healthReport(sources: HealthSources): Promise<{ httpStatus
       redis: sources.redis(),
       uptime_s: Math.floor((sources.now() - sources.startedAtMs) / 1000),
     },
+  };
+}
+
+/** GET|HEAD /health: the report as JSON, 503 when the database is down. Reads nothing from the request. */
+export function health(sources: HealthSources): Step {
+  return async function health(ctx) {
+    const { httpStatus, report } = await healthReport(sources);
+    ctx.status = httpStatus;
+    ctx.body = report;
   };
 }

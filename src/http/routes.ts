@@ -17,7 +17,7 @@ import { admit } from './middleware/admit.js';
 import { dispatch } from './middleware/dispatch.js';
 import { echo } from './middleware/echo.js';
 import { envelope } from './middleware/envelope.js';
-import { health } from './middleware/health.js';
+import { health } from './health.js';
 import { loopbackOnly, peersOnly } from './middleware/loopback-only.js';
 import { scrapeMetrics } from './middleware/metrics.js';
 import { open } from './middleware/open.js';
