@@ -18,12 +18,12 @@ import { dispatch } from './middleware/dispatch.js';
 import { echo } from './middleware/echo.js';
 import { envelope } from './middleware/envelope.js';
 import { health } from './health.js';
-import { loopbackOnly, peersOnly } from './middleware/loopback-only.js';
 import { scrapeMetrics } from './middleware/metrics.js';
 import { open } from './middleware/open.js';
 import { seal } from './middleware/seal.js';
 import { sizeGuard } from './middleware/size-guard.js';
 import type { PipelineState } from './state.js';
+import { isLoopback } from './loopback.js';
 
 /** Paths match exactly, as written: no trailing slash, no other case. */
 const EXACT = { sensitive: true, strict: true } as const;
@@ -54,4 +54,21 @@ export function mountRoutes(app: Koa<PipelineState>, deps: HttpDeps): void {
     app.use(peersOnly(allowPeer, new Router<PipelineState>(EXACT).get('/metrics', scrapeMetrics(scrape)).routes()));
   }
   app.use(service.routes());
+}
+
+/**
+ * Routes that exist only for some peers (this machine, or those an item names): to any other peer
+ * they are not there at all (404 by whatever follows), whatever the method.
+ */
+type Routes = ReturnType<Router<PipelineState>['routes']>;
+
+export function peersOnly(allowed: (address: string | undefined) => boolean, routes: Routes): Routes {
+  return async function peersOnly(ctx, next) {
+    if (allowed(ctx.req.socket.remoteAddress)) await routes(ctx, next);
+    else await next();
+  };
+}
+
+export function loopbackOnly(routes: Routes): Routes {
+  return peersOnly(isLoopback, routes);
 }
