@@ -12,9 +12,10 @@ import type { Drain, DrainOptions } from './drain.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { countRequests } from './middleware/metrics.js';
 import { requestLog } from './middleware/request-log.js';
-import { unrouted } from './middleware/unrouted.js';
 import { mountRoutes } from './routes.js';
 import type { PipelineState } from './state.js';
+import type { RouterMiddleware } from '@koa/router';
+import { plain } from './plain.js';
 
 export function createHttpApp(deps: HttpDeps): Koa<PipelineState> {
   const app = new Koa<PipelineState>();
@@ -90,4 +91,22 @@ export function closeGracefully(server: Server, options?: DrainOptions): Promise
   const drain = drains.get(server);
   if (drain === undefined) return Promise.reject(new Error('closeGracefully: not a server from listen()'));
   return drain.drain(options);
+}
+
+/**
+ * After the routers: a known path with another method is 405 with `Allow`; anything else is 404.
+ * Both bodies are one line of text.
+ */
+export function unrouted(): RouterMiddleware<PipelineState> {
+  return function unrouted(ctx) {
+    // The routers leave on the context the layers whose path matched (none of them took the method).
+    const layers = ctx.matched;
+    if (layers === undefined || layers.length === 0) return plain(ctx, 404);
+    ctx.set('Allow', allowedMethods(layers));
+    plain(ctx, 405);
+  };
+}
+
+function allowedMethods(layers: readonly { readonly methods: readonly string[] }[]): string {
+  return [...new Set(layers.flatMap((layer) => layer.methods))].join(', ');
 }
