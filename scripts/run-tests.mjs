@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts with node:test through tsx. Node 20's runner neither finds .ts files
-// nor expands ** (trap T3), so we list them ourselves. Extra arguments filter by path substring.
+// nor expands **, so we list them ourselves. Extra arguments filter by path substring.
 // The reliability suite (test/reliability/suite/: fuzzing, faults under load, kill -9, soak) is heavier and
 // runs on its own: `npm run test:reliability` passes --reliability, which runs those files and only those.
 import { spawnSync } from 'node:child_process';

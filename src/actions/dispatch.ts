@@ -1,6 +1,6 @@
 /**
  * Dispatch: validate the body against the action's schema, run the handler, and shape the decrypted
- * response (DESIGN decision 4). The one place that maps a failure code to `failure_reason`, the
+ * response (docs/design.md#the-decrypted-response). The one place that maps a failure code to `failure_reason`, the
  * end-user message and the HTTP status.
  */
 import { failures, UnavailableError } from '../domain/errors.js';

@@ -1,6 +1,6 @@
 /**
  * What differs between the three databases, in one place: how a time and a boolean are stored
- * and read back (DESIGN decision 22; traps S3, S4). Times are always bound from the injected clock,
+ * and read back (docs/design.md#database-urls-times-and-models; docs/design.md#times-and-row-types-by-dialect). Times are always bound from the injected clock,
  * never a database default: SQLite keeps integer milliseconds, PostgreSQL `timestamptz(3)`,
  * MariaDB/MySQL `DATETIME(3)` in UTC.
  */

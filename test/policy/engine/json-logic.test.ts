@@ -1,5 +1,5 @@
 /**
- * Our JSON-Logic (src/policy/logic): the safe subset of trap P4, checked statically, evaluated on
+ * Our JSON-Logic (src/policy/logic): the safe subset of docs/design.md#json-logic-our-own-evaluator, checked statically, evaluated on
  * null-prototype facts, and — on the conditions both accept — deciding as json-logic-js does.
  */
 import assert from 'node:assert/strict';
