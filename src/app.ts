@@ -122,8 +122,8 @@ async function admissionOf(options: AppOptions, log: Logger, metrics: ServiceMet
   // Loaded only here: a process without `redisurl` never loads ioredis.
   const { redisAdmissionStore } = await import('./admission/redis-store.js');
   const redis = redisAdmissionStore(url);
-  // Commands are not queued while connecting (docs/design.md#ioredis-no-offline-queue-short-timeouts): wait for the connection, briefly, so the
-  // first requests use Redis.
+  // Commands are not queued while connecting (docs/design.md#ioredis-no-offline-queue-short-timeouts): wait for the
+  // connection, briefly, so the first requests use Redis.
   const connected = await redis.ready(REDIS_CONNECT_WAIT_MS).then(
     () => true,
     () => false,

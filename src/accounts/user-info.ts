@@ -27,7 +27,10 @@ export function userInfo(user: UserRecord): UserInfoDict {
   };
 }
 
-/** Superuser locks (user-lock) remember the previous role; temporary lock-outs do not (docs/design.md#lock-out-and-login-back-off). */
+/**
+ * Superuser locks (user-lock) remember the previous role; temporary lock-outs do not
+ * (docs/design.md#lock-out-and-login-back-off).
+ */
 export function isLockedBySuperuser(user: UserRecord): boolean {
   return user.previousRole !== null;
 }

@@ -1,6 +1,6 @@
 /**
- * user-check-access and user-check-limit (docs/design.md#access-and-limit-checks): the pure policy decision first; on an
- * allow, one query reads the caller, the owner and the shared-with users, which must exist and be
+ * user-check-access and user-check-limit (docs/design.md#access-and-limit-checks): the pure policy decision first; on
+ * an allow, one query reads the caller, the owner and the shared-with users, which must exist and be
  * active (the caller with the role it claims). Nothing is cached, so a lock, an unlock or a role
  * change shows in the very next check. Every answer carries its explanation; end users only ever see
  * "granted: True/False".

@@ -1,8 +1,8 @@
 /**
- * apikey-new, apikey-verify, apikey-revoke: API keys tied to a session (reference §2.5, docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens).
- * A key dies with its session: logout, session deletion, a lock, a password
- * change or reset delete the session and the foreign key deletes its keys; an expired session
- * verifies none of its keys.
+ * apikey-new, apikey-verify, apikey-revoke: API keys tied to a session (reference §2.5,
+ * docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens). A key dies with its session:
+ * logout, session deletion, a lock, a password change or reset delete the session and the foreign key deletes its keys;
+ * an expired session verifies none of its keys.
  */
 import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';

@@ -33,10 +33,16 @@ export interface Deps {
   readonly loginBackoff: LoginBackoff;
   readonly settings: {
     readonly sessionExpiryDays: number;
-    /** Failed password checks of one account that trigger the temporary lock (docs/design.md#lock-out-and-login-back-off). */
+    /**
+     * Failed password checks of one account that trigger the temporary lock
+     * (docs/design.md#lock-out-and-login-back-off).
+     */
     readonly userLockTries: number;
     readonly userLockTimeSeconds: number;
-    /** Seconds in which a just-rotated refresh token presented again fails harmlessly (docs/design.md#api-keys-and-refresh-tokens). */
+    /**
+     * Seconds in which a just-rotated refresh token presented again fails harmlessly
+     * (docs/design.md#api-keys-and-refresh-tokens).
+     */
     readonly refreshGraceSeconds: number;
   };
 }

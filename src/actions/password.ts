@@ -43,8 +43,8 @@ const CHANGED = 'Password changed successfully.';
 const LOGGED_OUT = 'For security purposes, you have been logged out of all other sessions.';
 
 /**
- * Replaces a user's password and ends what the old one opened (docs/design.md#superuser-lock-and-what-ends-with-it): the user's sessions
- * (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens, behind the
+ * Replaces a user's password and ends what the old one opened (docs/design.md#superuser-lock-and-what-ends-with-it):
+ * the user's sessions (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens, behind the
  * revocation fence (docs/design.md#revocation-fence).
  */
 async function replacePassword(

@@ -99,7 +99,8 @@ async function write(
   if (outcome === 'conflict') return 'conflict';
   const edited = await deps.store.users.byId(plan.target);
   if (edited === null) return fail('user_not_found', none);
-  // Deactivation or a role change ends what the old standing opened, as user-lock does (docs/design.md#superuser-lock-and-what-ends-with-it).
+  // Deactivation or a role change ends what the old standing opened, as user-lock does
+  // (docs/design.md#superuser-lock-and-what-ends-with-it).
   if (changes.isActive === false || (changes.userRole ?? before.userRole) !== before.userRole) {
     await deps.store.apiKeys.revokeForUser(plan.target);
   }

@@ -1,5 +1,6 @@
 /**
- * user-lock (docs/design.md#superuser-lock-and-what-ends-with-it): superusers only, never on oneself nor on accounts 2 and 3.
+ * user-lock (docs/design.md#superuser-lock-and-what-ends-with-it): superusers only, never on oneself nor on accounts 2
+ * and 3.
  * - `lock`: role `locked`, inactive, the previous role remembered (`previous_role`), and every session
  *   (with its session-tied keys), no-session key and refresh token of the user deleted. Locking a
  *   locked account changes nothing but still ends whatever is left.

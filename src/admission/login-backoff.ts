@@ -1,6 +1,6 @@
 /**
- * The login back-off on the admission store (docs/design.md#lock-out-and-login-back-off): the n-th consecutive failed password
- * check for an identity waits min(1.5^(n−1), 40) s, counted in the same store as the rate limits so it
+ * The login back-off on the admission store (docs/design.md#lock-out-and-login-back-off): the n-th consecutive failed
+ * password check for an identity waits min(1.5^(n−1), 40) s, counted in the same store as the rate limits so it
  * holds across workers and instances. The wait is a timer (`sleep`), so no worker is held busy.
  */
 import type { Clock, LoginBackoff, Sleep } from '../domain/ports.js';

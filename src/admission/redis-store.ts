@@ -1,7 +1,7 @@
 /**
  * The admission store shared by instances: Redis through ioredis, one Lua script per admission
- * (redis-script.ts). Options follow docs/design.md#ioredis-no-offline-queue-short-timeouts: no offline queue and short timeouts, so a Redis
- * that is down or hanging fails a request in about 100 ms and the fallback (fallback.ts) answers.
+ * (redis-script.ts). Options follow docs/design.md#ioredis-no-offline-queue-short-timeouts: no offline queue and short
+ * timeouts, so a Redis that is down or hanging fails a request in about 100 ms and the fallback (fallback.ts) answers.
  * TLS (`rediss://`), user and password come from the URL.
  *
  * A connection that lost bytes stays open in ioredis, every later answer matched to the wrong command,

@@ -39,7 +39,10 @@ export type AdmissionStatus = 'ok' | 'down' | 'unused';
 /** How long a run of failures is remembered after the last one: the default lock time (`userlocktime`). */
 export const BACKOFF_MEMORY_MS = 3_600_000;
 
-/** docs/design.md#lock-out-and-login-back-off, as the reference: the n-th consecutive failure waits min(1.5^(n−1), 40) s. */
+/**
+ * docs/design.md#lock-out-and-login-back-off, as the reference: the n-th consecutive failure waits min(1.5^(n−1), 40)
+ * s.
+ */
 export function backoffWaitMs(n: number): number {
   return n < 1 ? 0 : Math.round(Math.min(1.5 ** (n - 1), 40) * 1000);
 }

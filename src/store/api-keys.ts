@@ -1,7 +1,8 @@
 /**
- * The repo of the key aggregates (docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens, docs/design.md#database-urls-times-and-models): session-tied keys, no-session keys and
- * their refresh tokens, over the Objection models in models/. Every token is stored only as its SHA-256
- * hash. The verify lookups are hot reads (cached prepared statements); the rest goes through the models.
+ * The repo of the key aggregates (docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens,
+ * docs/design.md#database-urls-times-and-models): session-tied keys, no-session keys and their refresh tokens, over the
+ * Objection models in models/. Every token is stored only as its SHA-256 hash. The verify lookups are hot reads (cached
+ * prepared statements); the rest goes through the models.
  *
  * Rotation is one transaction that starts by claiming the old refresh token with a conditional UPDATE
  * (`rotated_at IS NULL`): of two concurrent refreshes with one token, in one process or several, exactly

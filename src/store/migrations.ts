@@ -1,13 +1,13 @@
 /**
  * In-code migrations with extension-less names, so running from src (tsx) and from dist records the
- * same names (docs/design.md#migrations-named-without-extensions). Every table is created only when it is missing (spec: "at every start the
- * service creates its database tables only if they do not already exist").
+ * same names (docs/design.md#migrations-named-without-extensions). Every table is created only when it is missing
+ * (spec: "at every start the service creates its database tables only if they do not already exist").
  *
  * MariaDB/MySQL: every table is utf8mb4 with a binary, no-pad collation, so that emails, system ids,
  * token hashes, roles, names and the JSON text of compare-and-swap updates compare byte for byte as on
- * PostgreSQL and SQLite (docs/design.md#mariadb-binary-collation: the server default is case-, accent- and trailing-space-insensitive).
- * User ids are `int unsigned` there, and so is every column referencing them (a foreign key needs the
- * same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
+ * PostgreSQL and SQLite (docs/design.md#mariadb-binary-collation: the server default is case-, accent- and
+ * trailing-space-insensitive). User ids are `int unsigned` there, and so is every column referencing them (a foreign
+ * key needs the same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
@@ -161,7 +161,8 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'issued').notNullable();
         c.time(t, 'not_valid_before').notNullable();
         c.time(t, 'expires').notNullable().index();
-        // Set when the token has been exchanged; presenting it again is reuse (docs/design.md#api-keys-and-refresh-tokens).
+        // Set when the token has been exchanged; presenting it again is reuse
+        // (docs/design.md#api-keys-and-refresh-tokens).
         c.time(t, 'rotated_at').nullable();
       });
     },

@@ -1,12 +1,13 @@
 /**
  * SQLite through one better-sqlite3 connection shared by knex and by our cached prepared statements
- * (knex's better-sqlite3 client re-prepares every statement, docs/design.md#sqlite-knex-re-prepares-every-statement). better-sqlite3 is synchronous,
- * so one connection per process serves every request in turn. A hot statement runs at once, without
- * knex's pool, unless a knex transaction is open on the shared connection: it then waits its turn in
+ * (knex's better-sqlite3 client re-prepares every statement, docs/design.md#sqlite-knex-re-prepares-every-statement).
+ * better-sqlite3 is synchronous, so one connection per process serves every request in turn. A hot statement runs at
+ * once, without knex's pool, unless a knex transaction is open on the shared connection: it then waits its turn in
  * the pool like any knex query, since run inside that transaction it would read its uncommitted rows
  * and a write of ours would be rolled back with it. With several worker processes each has
  * its own connection: WAL lets readers run beside the one writer, and every write is a single
- * statement (no read-then-write transaction across processes, docs/design.md#sqlite-one-connection-several-processes), so the busy wait stays short.
+ * statement (no read-then-write transaction across processes, docs/design.md#sqlite-one-connection-several-processes),
+ * so the busy wait stays short.
  */
 import { closeSync, chmodSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -2,9 +2,9 @@
  * The users repo's administration (issue 6): edits, superuser locks, deletion, the email-verification
  * marks. Statements that change a row on a condition of its own old values are single statements
  * (compare-and-swap: the condition is in the WHERE, the new values over the old ones in the SET), so
- * concurrent requests cannot interleave a read and a write (docs/design.md#counters-that-say-what-they-wrote); the ones that must change several
- * tables at once (a lock ends sessions and keys) run in a transaction whose first statement writes, so
- * SQLite never has to upgrade a read lock (docs/design.md#sqlite-one-connection-several-processes).
+ * concurrent requests cannot interleave a read and a write (docs/design.md#counters-that-say-what-they-wrote); the ones
+ * that must change several tables at once (a lock ends sessions and keys) run in a transaction whose first statement
+ * writes, so SQLite never has to upgrade a read lock (docs/design.md#sqlite-one-connection-several-processes).
  */
 import type { Knex } from 'knex';
 import { UniqueViolationError, raw, ref } from 'objection';
@@ -116,8 +116,8 @@ export function userAdmin({ User, Session }: Models): Admin {
         })
         .where('user_id', userId)
         .whereNotNull('previous_role');
-      // A superuser's unlock also ends a temporary lock-out (docs/design.md#lock-out-and-login-back-off): the way out of a lock
-      // that someone imposes by failing the password on purpose (docs/security.md).
+      // A superuser's unlock also ends a temporary lock-out (docs/design.md#lock-out-and-login-back-off): the way out
+      // of a lock that someone imposes by failing the password on purpose (docs/security.md).
       const cleared = await User.query()
         .patch({ failed_login_tries: 0, locked_until: null })
         .where('user_id', userId)

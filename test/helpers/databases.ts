@@ -86,7 +86,8 @@ function serverDatabase(kind: 'pg' | 'mysql', url: string): TestDatabase {
     label: LABELS[kind],
     async fresh() {
       const name = uniqueName();
-      // MariaDB: the server's usual case-insensitive default, which the migrations must override (docs/design.md#mariadb-binary-collation).
+      // MariaDB: the server's usual case-insensitive default, which the migrations must override
+      // (docs/design.md#mariadb-binary-collation).
       await adminQuery(
         admin,
         kind === 'pg'

@@ -1,7 +1,7 @@
 /**
  * Races through worker processes sharing one database, where a mutex inside one process cannot hide a
- * lost update (docs/design.md#tests-use-real-components): simultaneous wrong logins of one account, and simultaneous refreshes
- * of one API key. The per-finding regression tests (`npm test`) and the reliability suite run the same
+ * lost update (docs/design.md#tests-use-real-components): simultaneous wrong logins of one account, and simultaneous
+ * refreshes of one API key. The per-finding regression tests (`npm test`) and the reliability suite run the same
  * races at their own sizes and assert on what the race returns.
  */
 import assert from 'node:assert/strict';

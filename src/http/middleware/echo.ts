@@ -9,7 +9,9 @@ import { plain } from '../plain.js';
 import { earlier } from '../state.js';
 import type { Step } from '../state.js';
 
-/** Deeper values are refused: re-serialising them could overflow the stack (docs/design.md#input-bounded-by-its-schema). */
+/**
+ * Deeper values are refused: re-serialising them could overflow the stack (docs/design.md#input-bounded-by-its-schema).
+ */
 const MAX_ECHO_DEPTH = 64;
 
 function depthWithin(value: unknown, limit: number): boolean {

@@ -55,10 +55,15 @@ export interface PolicyDoc {
   readonly rules?: readonly RuleDoc[];
 }
 
-/** Roles every policy must have: the fixed accounts and new users hold them (docs/design.md#fixed-accounts-and-new-users, docs/design.md#the-policy-in-force). */
+/**
+ * Roles every policy must have: the fixed accounts and new users hold them
+ * (docs/design.md#fixed-accounts-and-new-users, docs/design.md#the-policy-in-force).
+ */
 export const REQUIRED_ROLES = ['superuser', 'authenticated', 'anonymous', 'locked'] as const;
 
-/** CASL's wildcards: an action `manage` or an item `all` would grant everything (docs/design.md#casl-reserved-words). */
+/**
+ * CASL's wildcards: an action `manage` or an item `all` would grant everything (docs/design.md#casl-reserved-words).
+ */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['manage', 'all']);
 
 /** Own entries of a JSON object, in document order (never inherited ones). */

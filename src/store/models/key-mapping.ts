@@ -1,6 +1,6 @@
 /**
- * The per-dialect mapping of the key aggregates' models (docs/design.md#database-urls-times-and-models): times are milliseconds
- * in the models and `integer ms` / `timestamptz(3)` / `DATETIME(3)` in the databases; `subject` is a
+ * The per-dialect mapping of the key aggregates' models (docs/design.md#database-urls-times-and-models): times are
+ * milliseconds in the models and `integer ms` / `timestamptz(3)` / `DATETIME(3)` in the databases; `subject` is a
  * string or a list of strings in the models and JSON text in the databases.
  */
 import type { Pojo } from 'objection';

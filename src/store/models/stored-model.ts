@@ -1,9 +1,10 @@
 /**
- * What every model of the store shares: the per-dialect mapping of times and booleans (docs/design.md#database-urls-times-and-models;
- * docs/design.md#times-and-row-types-by-dialect), so that repos see JS Dates, booleans and numbers whatever the database returned.
- * JSON columns go through Objection's own `jsonAttributes` (stored as text everywhere). A model class
- * is bound to one store's knex by `bindModels` (bind.ts), which also sets the dialect the times are
- * written for: several stores (tests, the primary beside its workers) may be open in one process.
+ * What every model of the store shares: the per-dialect mapping of times and booleans
+ * (docs/design.md#database-urls-times-and-models; docs/design.md#times-and-row-types-by-dialect), so that repos see JS
+ * Dates, booleans and numbers whatever the database returned. JSON columns go through Objection's own `jsonAttributes`
+ * (stored as text everywhere). A model class is bound to one store's knex by `bindModels` (bind.ts), which also sets
+ * the dialect the times are written for: several stores (tests, the primary beside its workers) may be open in one
+ * process.
  */
 import { Model } from 'objection';
 import type { Pojo } from 'objection';
