@@ -1,5 +1,5 @@
 /**
- * The one password check (docs/design.md, "One credential check"): user-login, user-passcheck(-nosession),
+ * The one password check (docs/design.md#one-credential-check): user-login, user-passcheck(-nosession),
  * user-changepass(-nosession), user-delete and user-edit's email change all verify through it, so every
  * wrong guess counts toward the lock-out, waits out the back-off, and a locked account refuses. Neither the answer nor its timing may tell whether an account exists, so
  * every failing path does the same work: one lookup, exactly one password verification with the
@@ -24,7 +24,7 @@ export interface CredentialDeps {
   readonly audit: AuditSink;
   readonly passwords: Pick<PasswordService, 'hasher'>;
   readonly settings: { readonly userLockTries: number; readonly userLockTimeSeconds: number };
-  /** Slows failed checks down, per presented identity (decision 11). */
+  /** Slows failed checks down, per presented identity (docs/design.md#lock-out-and-login-back-off). */
   readonly loginBackoff: LoginBackoff;
 }
 
@@ -139,7 +139,7 @@ async function verifyCredentials(
   if (!verified.ok) return fail();
   // The right password, but the account cannot be used: not a guess, so the account's counter stays.
   // An unverified address alone does not stop it: after an email change the address waits for its
-  // confirmation while the account stays usable (docs/design.md, "Email changes").
+  // confirmation while the account stays usable (docs/design.md#email-changes).
   if (!user.isActive || user.userRole === 'locked') return uncounted('user_inactive');
   await deps.store.users.recordSuccess(user.userId, now);
   if (verified.needsRehash) await rehash(deps, user.userId, password, now);

@@ -1,8 +1,8 @@
 /**
- * Sign-up email addresses (reference §2.3 step 1, DESIGN decision 8): normalised (NFKC, lower case) and
- * then required to be an HTML5 address, not a reserved local part (§5.5), and not at a disposable
+ * Sign-up email addresses (reference §2.3 step 1, docs/design.md#emails-and-names-are-normalised): normalised (NFKC,
+ * lower case) and then required to be an HTML5 address, not a reserved local part (§5.5), and not at a disposable
  * domain. The HTML5 form is ASCII-only, so mixed-script confusables cannot pass it and need no check
- * of their own (trap A4).
+ * of their own (docs/design.md#emails-and-names-are-normalised).
  */
 import { isDisposableEmailDomain } from 'disposable-email-domains-js';
 import { normaliseEmail } from '../protocol/index.js';

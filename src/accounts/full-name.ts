@@ -1,6 +1,6 @@
 /**
- * Full names (DESIGN decision 8, issue 6): normalised (NFKC, runs of blanks and control characters
- * squeezed to one space, trimmed) and stored as they are, not HTML-escaped (escaping is the job of
+ * Full names (docs/design.md#emails-and-names-are-normalised, issue 6): normalised (NFKC, runs of blanks and control
+ * characters squeezed to one space, trimmed) and stored as they are, not HTML-escaped (escaping is the job of
  * whoever renders them). A name that holds a link is refused: sign-up forms are a favourite place for
  * spam. Unlike the reference (which matched any public suffix as a substring, so "j.smith" matched
  * ".sm"), only a host name whose suffix is a real ICANN public suffix counts.

@@ -2,7 +2,7 @@
  * The initiator of user-edit and user-lock (spec: user_id, user_role, session_token "initiator"). The
  * frontend says who is asking; we believe it only when the session exists, is unexpired and belongs
  * to that user, and the user's stored role is the one claimed (a forged `superuser` is refused), is
- * a role of the policy in force (trap S11) and the user is active.
+ * a role of the policy in force (docs/design.md#roles-the-policy-lacks) and the user is active.
  */
 import type { Clock } from '../domain/ports.js';
 import { hashToken } from '../domain/tokens.js';

@@ -4,7 +4,7 @@
  *
  * Every item is read through Object.keys of the validated dict (no `__proto__`, `constructor` or
  * `prototype` key passes the schema), and the result is a fresh typed object, so nothing of the
- * request can reach a prototype (trap H3).
+ * request can reach a prototype (docs/design.md#prototype-keys).
  */
 import { LIMITS, normaliseEmail } from '../protocol/index.js';
 import type { JsonObject, Problem } from '../protocol/index.js';

@@ -1,5 +1,5 @@
 /**
- * The user info dict every user action answers with (DESIGN decision 13): one place turns a stored
+ * The user info dict every user action answers with (docs/design.md#who-may-call-what): one place turns a stored
  * record into the wire dict, so the keys stay the same everywhere and the password never leaves.
  */
 import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
@@ -27,7 +27,10 @@ export function userInfo(user: UserRecord): UserInfoDict {
   };
 }
 
-/** Superuser locks (user-lock) remember the previous role; temporary lock-outs do not (decision 11). */
+/**
+ * Superuser locks (user-lock) remember the previous role; temporary lock-outs do not
+ * (docs/design.md#lock-out-and-login-back-off).
+ */
 export function isLockedBySuperuser(user: UserRecord): boolean {
   return user.previousRole !== null;
 }

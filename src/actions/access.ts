@@ -1,6 +1,6 @@
 /**
- * user-check-access and user-check-limit (DESIGN decision 16): the pure policy decision first; on an
- * allow, one query reads the caller, the owner and the shared-with users, which must exist and be
+ * user-check-access and user-check-limit (docs/design.md#access-and-limit-checks): the pure policy decision first; on
+ * an allow, one query reads the caller, the owner and the shared-with users, which must exist and be
  * active (the caller with the role it claims). Nothing is cached, so a lock, an unlock or a role
  * change shows in the very next check. Every answer carries its explanation; end users only ever see
  * "granted: True/False".
@@ -57,8 +57,7 @@ type CheckAccessResult = Result<ActionOutput<'user-check-access'>, AccessFailure
 
 /**
  * user-check-access's decision, and the standings it read (none when the policy alone refused): an API
- * key's issuance records the owner's credential generation from this very read (docs/design.md,
- * revocation fence).
+ * key's issuance records the owner's credential generation from this very read (docs/design.md#revocation-fence).
  */
 export async function decideAccess(
   deps: Deps,

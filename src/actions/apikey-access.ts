@@ -19,7 +19,7 @@ export interface Granted {
 
 /**
  * The check, and on a grant the owner's credential generation, read in the same statement as the
- * standings the grant rests on (docs/design.md, revocation fence): a revocation committed after that
+ * standings the grant rests on (docs/design.md#revocation-fence): a revocation committed after that
  * read bumps the generation, so a key recording it never verifies; one committed before it refuses here.
  */
 export async function grantedKeyAccess(

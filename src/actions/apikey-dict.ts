@@ -1,6 +1,6 @@
 /**
- * The API key dict (DESIGN decision 18): built from the stored record in the reference's key order,
- * and checked on the way back in. A presented dict must hold exactly the issued fields with their
+ * The API key dict (docs/design.md#api-keys-and-refresh-tokens): built from the stored record in the reference's key
+ * order, and checked on the way back in. A presented dict must hold exactly the issued fields with their
  * types, and then equal, field for field, the dict rebuilt from the stored record: an edited dict, a
  * forged `uid`/`rol` or a far-future `exp` never verifies. Times are whole milliseconds, so the
  * rebuilt dict is the one issued on every database.

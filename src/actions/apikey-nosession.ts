@@ -1,8 +1,8 @@
 /**
- * The no-session API key actions (reference §2.6, DESIGN decisions 6 and 18): keys bound to a user,
- * role and IP address, each with a refresh token. Refreshing rotates the token; a rotated token
- * presented again within `refreshgrace` seconds fails harmlessly (the loser of a race), later it is
- * taken for theft and revokes the key's whole family.
+ * The no-session API key actions (reference §2.6, docs/design.md#tokens-are-stored-hashed,
+ * docs/design.md#api-keys-and-refresh-tokens): keys bound to a user, role and IP address, each with a refresh token.
+ * Refreshing rotates the token; a rotated token presented again within `refreshgrace` seconds fails harmlessly (the
+ * loser of a race), later it is taken for theft and revokes the key's whole family.
  */
 import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
@@ -48,7 +48,7 @@ function timesOf(now: number, l: Lifetimes): Times | Problem {
 
 /**
  * A new key and its refresh token (not yet stored), both recording `base.generation`: the owner's
- * credential generation read with the permission check (docs/design.md, revocation fence).
+ * credential generation read with the permission check (docs/design.md#revocation-fence).
  */
 function issue(
   deps: Deps,

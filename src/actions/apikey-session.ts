@@ -1,8 +1,8 @@
 /**
- * apikey-new, apikey-verify, apikey-revoke: API keys tied to a session (reference §2.5, DESIGN
- * decisions 6 and 18). A key dies with its session: logout, session deletion, a lock, a password
- * change or reset delete the session and the foreign key deletes its keys; an expired session
- * verifies none of its keys.
+ * apikey-new, apikey-verify, apikey-revoke: API keys tied to a session (reference §2.5,
+ * docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens). A key dies with its session:
+ * logout, session deletion, a lock, a password change or reset delete the session and the foreign key deletes its keys;
+ * an expired session verifies none of its keys.
  */
 import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
@@ -48,7 +48,7 @@ const apikeyNew = defineAction('apikey-new', {
     const tkn = newToken(deps.random);
     const record: SessionKeyRecord = {
       tknHash: hashToken(tkn),
-      // The owner's credential generation, read with the permission check (docs/design.md, revocation fence).
+      // The owner's credential generation, read with the permission check (docs/design.md#revocation-fence).
       generation: access.generation,
       sessionHash,
       ...requestedFields(input, ipAddress),

@@ -29,14 +29,20 @@ export interface Deps {
   readonly mailer: Mailer;
   /** The compiled permissions policy in force (pure: no database). */
   readonly policy: PolicySource;
-  /** The growing wait before a failed password check is answered (DESIGN decision 11). */
+  /** The growing wait before a failed password check is answered (docs/design.md#lock-out-and-login-back-off). */
   readonly loginBackoff: LoginBackoff;
   readonly settings: {
     readonly sessionExpiryDays: number;
-    /** Failed password checks of one account that trigger the temporary lock (decision 11). */
+    /**
+     * Failed password checks of one account that trigger the temporary lock
+     * (docs/design.md#lock-out-and-login-back-off).
+     */
     readonly userLockTries: number;
     readonly userLockTimeSeconds: number;
-    /** Seconds in which a just-rotated refresh token presented again fails harmlessly (decision 18). */
+    /**
+     * Seconds in which a just-rotated refresh token presented again fails harmlessly
+     * (docs/design.md#api-keys-and-refresh-tokens).
+     */
     readonly refreshGraceSeconds: number;
   };
 }

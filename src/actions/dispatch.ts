@@ -1,6 +1,6 @@
 /**
  * Dispatch: validate the body against the action's schema, run the handler, and shape the decrypted
- * response (DESIGN decision 4). The one place that maps a failure code to `failure_reason` and the
+ * response (docs/design.md#the-decrypted-response). The one place that maps a failure code to `failure_reason` and the
  * end-user message; the transport maps it to the HTTP status (http/middleware/seal.ts).
  */
 import { failures, UnavailableError } from '../domain/errors.js';

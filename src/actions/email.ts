@@ -1,5 +1,5 @@
 /**
- * user-sendemail-signup and user-sendemail-forgotpass (issue 14, DESIGN decision 19, reference §2.8).
+ * user-sendemail-signup and user-sendemail-forgotpass (issue 14, docs/design.md#mail, reference §2.8).
  * Every refusal (unsafe header or link, no session, unknown or ineligible account, the 24-hour
  * window, an SMTP failure) answers success false with null items and the same end-user sentence as
  * a success, so the actions reveal nothing about which accounts exist; only failure_reason differs.
@@ -55,7 +55,7 @@ async function prepare(
   if (session === null) return { ok: false, code: 'session_not_found' };
   const user = await deps.store.users.byEmail(email);
   if (user === null) return { ok: false, code: 'email_ineligible' };
-  // mailFacts makes every value printed as text fit to print (docs/design.md, mail).
+  // mailFacts makes every value printed as text fit to print (docs/design.md#mail).
   const facts = mailFacts({
     to: user.email,
     serverName: input.server_name,

@@ -1,4 +1,7 @@
-/** user-login, user-logout, user-passcheck, user-passcheck-nosession (DESIGN decisions 10 and 11). */
+/**
+ * user-login, user-logout, user-passcheck, user-passcheck-nosession (docs/design.md#sessions-and-the-purge,
+ * docs/design.md#lock-out-and-login-back-off).
+ */
 import { checkCredentials } from '../accounts/credentials.js';
 import type { CredentialCheck } from '../accounts/credentials.js';
 import { normaliseEmail } from '../protocol/index.js';

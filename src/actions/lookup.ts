@@ -2,9 +2,10 @@
  * user-list, user-lookup-email, user-lookup-match. Lists are ordered by user_id and paged at
  * USER_PAGE_SIZE users or MAX_PAGE_BYTES of user info, whichever comes first (`after_user_id` pages
  * on, `has_more` says whether more follow), so no request reads an unbounded table into memory and no
- * stored data can make a reply too large to seal (DESIGN decision 24). user-lookup-match refuses an unlisted `by` in the schema, before
- * any SQL, and a `match` of the wrong type for its field; extra_info is matched in TypeScript over
- * pages of the table, so the three databases (whose JSON functions differ) answer alike.
+ * stored data can make a reply too large to seal (docs/design.md#stored-dicts-and-replies-are-bounded).
+ * user-lookup-match refuses an unlisted `by` in the schema, before any SQL, and a `match` of the wrong type for its
+ * field; extra_info is matched in TypeScript over pages of the table, so the three databases (whose JSON functions
+ * differ) answer alike.
  */
 import { normaliseFullName } from '../accounts/full-name.js';
 import { userInfo } from '../accounts/user-info.js';

@@ -11,7 +11,7 @@ import { defineAction } from './define.js';
 import type { passwordActions } from '../protocol/actions/password.js';
 import type { Deps, FamilyHandlers, Meta } from './define.js';
 
-/** The spec's defaults for the two thresholds the request may set (DESIGN decision 14). */
+/** The spec's defaults for the two thresholds the request may set (docs/design.md#passwords). */
 const VALIDATE_DEFAULTS = { minPassLength: 12, maxUnsafeSimilarity: 30 } as const;
 
 const userValidatepass = defineAction('user-validatepass', {
@@ -43,9 +43,9 @@ const CHANGED = 'Password changed successfully.';
 const LOGGED_OUT = 'For security purposes, you have been logged out of all other sessions.';
 
 /**
- * Replaces a user's password and ends what the old one opened (decision 12): the user's sessions
- * (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens, behind the
- * revocation fence (docs/design.md, revocation fence).
+ * Replaces a user's password and ends what the old one opened (docs/design.md#superuser-lock-and-what-ends-with-it):
+ * the user's sessions (all, or all but `keepSessionHash`) and their no-session API keys and refresh tokens, behind the
+ * revocation fence (docs/design.md#revocation-fence).
  */
 async function replacePassword(
   deps: Deps,
@@ -70,7 +70,7 @@ async function replacePassword(
 
 type ChangeCode = CredentialFailure | 'password_unchanged' | 'insecure_password';
 
-/** Every failed check of the current password shows one message (docs/design.md, "One credential check"). */
+/** Every failed check of the current password shows one message (docs/design.md#one-credential-check). */
 const changeMessages = {
   wrong_credentials: CURRENT_DID_NOT_MATCH,
   temporarily_locked: CURRENT_DID_NOT_MATCH,
@@ -143,7 +143,7 @@ async function resetPassword(
   meta: Meta,
   insecureMessage: string,
 ): Promise<Result<Record<string, never>, ResetCode>> {
-  // Not a credential check (docs/design.md, "One credential check"): the frontend has already checked the
+  // Not a credential check (docs/design.md#one-credential-check): the frontend has already checked the
   // emailed token, so whoever gets here controls the address; this only refuses reusing the old password.
   if ((await deps.passwords.hasher.verify(found.passwordHash, newPassword)).ok) return fail('password_unchanged');
   const verdict = await deps.passwords.check(newPassword, {
@@ -169,8 +169,7 @@ const userResetpass = defineAction('user-resetpass', {
   async handle(deps, input, meta) {
     const session = await deps.store.sessions.find(hashToken(input.session_token), deps.clock.now());
     const found = await deps.store.users.credentialsByEmail(normaliseEmail(input.email_address));
-    // An unverified address (a changed email not yet confirmed) never receives a reset (docs/design.md,
-    // "Email changes").
+    // An unverified address (a changed email not yet confirmed) never receives a reset (docs/design.md#email-changes).
     if (session === null || found === null || !found.user.isActive || !found.user.emailVerified) {
       await deps.passwords.hasher.verifyDummy(input.new_password);
       return fail(session === null ? 'session_not_found' : 'user_not_found');

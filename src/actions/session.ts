@@ -1,6 +1,6 @@
 /**
  * session-new, session-exists, session-delete, session-delete-userid, and internal-session-edit: an
- * edit for the frontend's own use that checks no permissions (DESIGN decision 13), so end-user input
+ * edit for the frontend's own use that checks no permissions (docs/design.md#who-may-call-what), so end-user input
  * must never reach it.
  */
 import { fail, invalid, ok } from '../domain/result.js';

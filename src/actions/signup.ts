@@ -1,4 +1,7 @@
-/** user-new (sign-up): reference §2.3, DESIGN decisions 8 and 9. */
+/**
+ * user-new (sign-up): reference §2.3, docs/design.md#emails-and-names-are-normalised,
+ * docs/design.md#fixed-accounts-and-new-users.
+ */
 import { checkSignupEmail } from '../accounts/email.js';
 import { holdsLink, normaliseFullName } from '../accounts/full-name.js';
 import { isBoundedDict } from '../domain/json-dict.js';

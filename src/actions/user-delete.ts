@@ -1,7 +1,7 @@
 /**
  * user-delete. The user must match both user_id and email. The password proves it is theirs, unless
  * `session_token` is an unexpired session of an active superuser; it goes through the one credential
- * check (docs/design.md, "One credential check"): counted, backed off, refused while locked, one
+ * check (docs/design.md#one-credential-check): counted, backed off, refused while locked, one
  * message and one cost on every failing path, so neither the time nor the text tells whether an
  * account exists. Superusers (account 1 among them) and the system
  * accounts 2 and 3 are never deleted; the superuser check comes after the password, so it reveals a

@@ -1,7 +1,7 @@
 /**
  * user-edit and internal-user-edit: one edit pipeline behind two gates.
  *
- * user-edit (spec; DESIGN decision 13): a user edits their own full_name and email; a superuser edits
+ * user-edit (spec; docs/design.md#who-may-call-what): a user edits their own full_name and email; a superuser edits
  * anyone's, and also is_active and user_role. Checks, in order, so that a refusal never writes:
  * 1. the target is not a system account (2, 3);
  * 2. update_dict holds only those four items, each of its type;
@@ -12,7 +12,7 @@
  *    remembers the previous role and ends sessions);
  * 6. one's own email change: the password, through the one credential check, and the new address is
  *    unverified until user-set-emailverified confirms it, so a stolen session alone cannot move the
- *    account to an address that then receives its password reset (docs/design.md, "Email changes");
+ *    account to an address that then receives its password reset (docs/design.md#email-changes);
  *    a superuser correcting someone else's address needs neither;
  * 7. the shared pipeline (applyEdit): a role of the policy; the name normalised and free of links, the
  *    email normalised, valid and unique.
@@ -99,7 +99,8 @@ async function write(
   if (outcome === 'conflict') return 'conflict';
   const edited = await deps.store.users.byId(plan.target);
   if (edited === null) return fail('user_not_found', none);
-  // Deactivation or a role change ends what the old standing opened, as user-lock does (decision 12).
+  // Deactivation or a role change ends what the old standing opened, as user-lock does
+  // (docs/design.md#superuser-lock-and-what-ends-with-it).
   if (changes.isActive === false || (changes.userRole ?? before.userRole) !== before.userRole) {
     await deps.store.apiKeys.revokeForUser(plan.target);
   }

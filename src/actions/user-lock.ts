@@ -1,5 +1,6 @@
 /**
- * user-lock (DESIGN decision 12): superusers only, never on oneself nor on accounts 2 and 3.
+ * user-lock (docs/design.md#superuser-lock-and-what-ends-with-it): superusers only, never on oneself nor on accounts 2
+ * and 3.
  * - `lock`: role `locked`, inactive, the previous role remembered (`previous_role`), and every session
  *   (with its session-tied keys), no-session key and refresh token of the user deleted. Locking a
  *   locked account changes nothing but still ends whatever is left.
@@ -7,7 +8,7 @@
  *   not already locked before (a never-verified sign-up stays as it was). Unlocking an account that no
  *   superuser locked changes nothing.
  * Both answer success with the user info and `locked`; the temporary lock-out after failed logins
- * (decision 11) is a different thing and is left alone.
+ * (docs/design.md#lock-out-and-login-back-off) is a different thing and is left alone.
  */
 import { isLockedBySuperuser, userInfo } from '../accounts/user-info.js';
 import { fail, ok } from '../domain/result.js';

@@ -1,5 +1,5 @@
 /**
- * user-set-emailverified (DESIGN decision 9) and user-set-emailsent. The frontend checked the
+ * user-set-emailverified (docs/design.md#fixed-accounts-and-new-users) and user-set-emailsent. The frontend checked the
  * verification token; we only record the outcome.
  * - set-emailverified acts only on an unverified user that no superuser has locked: verified, active,
  *   and role `authenticated` if it was `locked` (the role of every new sign-up). On anyone else it

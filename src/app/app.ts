@@ -112,7 +112,7 @@ interface Wiring {
 
 /**
  * Redis when `redisurl` is set, falling back to this instance's own exact store: the cluster
- * primary's (asked over IPC) in a worker, memory in a single process (DESIGN decision 20).
+ * primary's (asked over IPC) in a worker, memory in a single process (docs/design.md#gcra-buckets).
  */
 async function admissionOf(options: AppOptions, log: Logger, metrics: ServiceMetrics | null): Promise<FallbackStore> {
   const local = options.admission ?? options.worker?.admission ?? memoryAdmissionStore();
@@ -121,8 +121,8 @@ async function admissionOf(options: AppOptions, log: Logger, metrics: ServiceMet
   // Loaded only here: a process without `redisurl` never loads ioredis.
   const { redisAdmissionStore } = await import('../services/admission/redis-store.js');
   const redis = redisAdmissionStore(url);
-  // Commands are not queued while connecting (traps.md R5): wait for the connection, briefly, so the
-  // first requests use Redis.
+  // Commands are not queued while connecting (docs/design.md#ioredis-no-offline-queue-short-timeouts): wait for the
+  // connection, briefly, so the first requests use Redis.
   const connected = await redis.ready(REDIS_CONNECT_WAIT_MS).then(
     () => true,
     () => false,

@@ -1,5 +1,5 @@
 /**
- * The process model (DESIGN decision 21): `--workers 1` is a single process; N > 1 is a primary that
+ * The process model (docs/design.md#worker-processes): `--workers 1` is a single process; N > 1 is a primary that
  * prepares the database, then forks N workers sharing one port (node:cluster). bin.ts and start.ts call `serve`
  * (serve.ts) in every process; node:cluster re-runs it in each worker.
  */

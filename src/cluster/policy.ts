@@ -1,5 +1,6 @@
 /**
- * The policy across processes (DESIGN decision 21, trap E3: SIGHUP goes to the primary).
+ * The policy across processes (docs/design.md#worker-processes, docs/design.md#signals-reach-the-primary-only: SIGHUP
+ * goes to the primary).
  *
  * The primary keeps the document in force (the exact bytes it checked). On SIGHUP it checks the
  * permissions file again: a valid one becomes the document in force and goes to every worker, each

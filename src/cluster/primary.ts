@@ -1,5 +1,6 @@
 /**
- * The cluster primary (DESIGN decision 21, trap E3). It serves no requests itself:
+ * The cluster primary (docs/design.md#worker-processes, docs/design.md#signals-reach-the-primary-only). It serves no
+ * requests itself:
  * - migrates and seeds once, before forking, and runs the hourly purge;
  * - forks N workers on the one port and keeps N alive: a dead worker is replaced, with growing
  *   delays while it keeps dying soon after start (backoff.ts);

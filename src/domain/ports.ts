@@ -17,8 +17,8 @@ export interface PasswordHasher {
 }
 
 /**
- * The login back-off (DESIGN decision 11): a failed password check waits the growing delay its run of
- * failures owes before it is answered; a success ends the run. Identities are a normalised email, or
+ * The login back-off (docs/design.md#lock-out-and-login-back-off): a failed password check waits the growing delay its
+ * run of failures owes before it is answered; a success ends the run. Identities are a normalised email, or
  * `#<user id>` for a check by session.
  */
 export interface LoginBackoff {

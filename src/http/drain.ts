@@ -1,5 +1,5 @@
 /**
- * The drain on SIGTERM/SIGINT (DESIGN decision 26; docs/design.md, drain): from the signal until the
+ * The drain on SIGTERM/SIGINT (docs/design.md#drain): from the signal until the
  * process exits, every connection the server accepts gets an HTTP answer. Requests received before
  * the signal are served, their answers closing the connection; requests that arrive later get a 503
  * with `Connection: close` (nothing was done: safe to send elsewhere). Once the listener is closed,

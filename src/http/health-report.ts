@@ -1,4 +1,4 @@
-/** What `/health` says about the worker processes (DESIGN decision 7: `"workers": {…}`). */
+/** What `/health` says about the worker processes (docs/design.md#health-and-echo: `"workers": {…}`). */
 
 export type WorkerState = 'starting' | 'up' | 'restarting' | 'stopping';
 

@@ -1,4 +1,4 @@
-/** GET /health (DESIGN decision 7): not encrypted, not rate-limited; 503 when the database is down. */
+/** GET /health (docs/design.md#health-and-echo): not encrypted, not rate-limited; 503 when the database is down. */
 import type { WorkersReport } from './health-report.js';
 import type { Step } from './state.js';
 

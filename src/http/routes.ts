@@ -1,5 +1,5 @@
 /**
- * The routes and the pipeline of each (DESIGN "Architecture"). Every step is made once, here, when the
+ * The routes and the pipeline of each (docs/design.md#the-request-path). Every step is made once, here, when the
  * app is built; a request only walks them.
  *
  *   POST /            size guard → open → envelope → admit → dispatch → seal

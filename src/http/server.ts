@@ -84,8 +84,8 @@ export async function listen(app: Koa<PipelineState>, options: ListenOptions): P
 
 /**
  * Answers late requests 503, stops accepting connections once arrivals stop and resolves when every
- * connection accepted has been answered, each answer closing its connection (SIGTERM/SIGINT, trap E3;
- * drain.ts). Only for a server from `listen`.
+ * connection accepted has been answered, each answer closing its connection (SIGTERM/SIGINT,
+ * docs/design.md#signals-reach-the-primary-only; drain.ts). Only for a server from `listen`.
  */
 export function closeGracefully(server: Server, options?: DrainOptions): Promise<void> {
   const drain = drains.get(server);

@@ -6,7 +6,7 @@ import type { RateClass } from './rate-class.js';
 export interface ActionSpec {
   /** One sentence for the generated docs. */
   readonly summary: string;
-  /** State-changing actions are refused when replayed (DESIGN decision 2). */
+  /** State-changing actions are refused when replayed (docs/design.md#freshness-and-replay). */
   readonly changesState: boolean;
   /** Which rate-limit buckets the action counts against, and which body items key them. */
   readonly rate: RateClass;

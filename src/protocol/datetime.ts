@@ -1,5 +1,5 @@
 /**
- * Datetimes on the wire (DESIGN decision 5). Out: ISO 8601 UTC with microseconds and an offset,
+ * Datetimes on the wire (docs/design.md#datetimes-on-the-wire). Out: ISO 8601 UTC with microseconds and an offset,
  * `2026-11-22T01:41:29.123000+00:00`, which JavaScript and Python's `fromisoformat` both read.
  * In: any ISO 8601 date-time; no offset means UTC.
  */

@@ -121,7 +121,7 @@ export function isSafeText(text: string): boolean {
 }
 
 /**
- * The decrypted request envelope must be `{request, body, reqid, client_ipaddr}` (DESIGN decision 3).
+ * The decrypted request envelope must be `{request, body, reqid, client_ipaddr}` (docs/design.md#http-status-codes).
  * `client_ipaddr` keys the rate limits, so it is required only while limiting is on; with limiting
  * off a missing or invalid one is passed on as "" (logs and audit events then carry no address).
  */

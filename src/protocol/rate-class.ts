@@ -1,5 +1,5 @@
 /**
- * Rate classes (DESIGN decision 20): which group bucket an action counts against and which body item
+ * Rate classes (docs/design.md#gcra-buckets): which group bucket an action counts against and which body item
  * keys it. The limiter reads them from each action's declaration; they are data, so the docs show them
  * and a test checks them against the reference's rule (by name prefix).
  *

@@ -18,7 +18,8 @@ export const MAX_DICT_DEPTH = 16;
 export const MAX_DICT_ENTRIES = 256;
 /**
  * Serialized (JSON, UTF-8) size of a stored dict, checked on input and again after every merge
- * (DESIGN decision 24), so that no accepted write can make a later read too large to answer.
+ * (docs/design.md#stored-dicts-and-replies-are-bounded), so that no accepted write can make a later read too large to
+ * answer.
  */
 export const MAX_DICT_BYTES = 64 * 1024;
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

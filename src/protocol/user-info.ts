@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { DateTimeOut, Nullable } from './schema-kit.js';
 
 /**
- * The user info dict (DESIGN decision 13): the spec's keys plus the reference's (`email_verified`,
+ * The user info dict (docs/design.md#who-may-call-what): the spec's keys plus the reference's (`email_verified`,
  * `failed_login_tries`, `last_updated`, the three `*_sent_datetime`). Never the password. Every
  * family that answers with a user (lookups, edits, locks) uses this one dict.
  */

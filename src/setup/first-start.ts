@@ -1,6 +1,6 @@
 /**
  * Migrations and the fixed accounts: run once before serving, by the single process or by the cluster
- * primary before it forks (DESIGN decision 21). Safe when instances start together.
+ * primary before it forks (docs/design.md#worker-processes). Safe when instances start together.
  */
 import type { Config } from '../app/config/load.js';
 import { systemClock } from '../domain/ports.js';

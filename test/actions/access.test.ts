@@ -147,7 +147,7 @@ function authorizationSuite(options: TestServerOptions = {}): void {
       }
     });
 
-    it('denies a user holding a role the policy lacks (trap S11)', async () => {
+    it('denies a user holding a role the policy lacks (docs/design.md#roles-the-policy-lacks)', async () => {
       const response = await denied({ user_id: EDITOR, user_role: 'editor' }, 'role not in policy', 'unknown-role');
       assert.equal(response.explanation.reason, 'the role "editor" is not in the policy');
     });

@@ -1,6 +1,6 @@
 /**
- * apikey-refresh-nosession (issue 12, DESIGN decision 18): rotation, the grace period for the loser of
- * a race, theft detection revoking a family of three generations, and refusals that change nothing.
+ * apikey-refresh-nosession (issue 12, docs/design.md#api-keys-and-refresh-tokens): rotation, the grace period for the
+ * loser of a race, theft detection revoking a family of three generations, and refusals that change nothing.
  * A frozen clock drives every window.
  */
 import { sqlOf } from '../helpers/sql.js';

@@ -1,6 +1,6 @@
 /**
- * Every action that verifies a password goes through the one credential check (docs/design.md,
- * "One credential check"): a wrong guess counts toward the lock-out, waits out the login back-off,
+ * Every action that verifies a password goes through the one credential check (docs/design.md#one-credential-check):
+ * a wrong guess counts toward the lock-out, waits out the login back-off,
  * and once the account is temporarily locked even the right password is refused, by that action and
  * by user-login alike. Each failure answers the action's one generic message.
  */

@@ -1,5 +1,5 @@
 /**
- * A stolen session alone never owns the account (docs/design.md, "Email changes"): changing one's own
+ * A stolen session alone never owns the account (docs/design.md#email-changes): changing one's own
  * email needs the password, the new address is unverified until user-set-emailverified confirms it,
  * and neither the forgot-password mail nor user-resetpass serves an unverified address. A superuser
  * may still correct someone's address.

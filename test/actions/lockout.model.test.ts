@@ -1,5 +1,5 @@
 /**
- * The login/lock state machine (DESIGN decision 11) against an independent model, with a frozen
+ * The login/lock state machine (docs/design.md#lock-out-and-login-back-off) against an independent model, with a frozen
  * clock: fast-check drives random sequences of wrong passwords, right passwords and the passing of
  * time through the real server and compares every answer and the stored counter and lock.
  */
@@ -14,7 +14,7 @@ import type { TestServer } from '../helpers/server.js';
 const TRIES = 3;
 const LOCK_MS = 60_000;
 
-/** What the account should look like: written from decision 11, not from the code. */
+/** What the account should look like: written from docs/design.md#lock-out-and-login-back-off, not from the code. */
 interface Model {
   count: number;
   lockedUntil: number | null;

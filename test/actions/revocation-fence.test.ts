@@ -1,5 +1,5 @@
 /**
- * A revocation is a fence (issue 26, finding 3; DESIGN decision 32), one revocation kind at a time: a
+ * A revocation is a fence (issue 26, finding 3; docs/design.md#revocation-fence), one revocation kind at a time: a
  * no-session key and its refresh token issued before a lock, a deactivation, a role change, a password
  * change or a reset no longer verify or refresh, even once the user's standing is restored. The same
  * holds for their rows written again after the revocation, as the insert of a concurrent issuance that

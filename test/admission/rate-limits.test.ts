@@ -16,7 +16,7 @@ describe('the ratelimits item', () => {
       { ipaddr: 720, user: 480, session: 600, apikey: 720, burst: 150, actions: undefined },
     );
     assert.equal(STRICT_ACTION_LIMITS.size, 14);
-    // Every action that checks a password has a strict limit (docs/design.md, "One credential check").
+    // Every action that checks a password has a strict limit (docs/design.md#one-credential-check).
     for (const action of ['user-login', 'user-changepass', 'user-changepass-nosession', 'user-delete']) {
       assert.ok(STRICT_ACTION_LIMITS.has(action), action);
     }

@@ -1,5 +1,5 @@
 /**
- * The one storage suite on three databases (DESIGN: "One storage suite, three databases"). A test file
+ * The one storage suite on three databases (docs/design.md#tests-use-real-components). A test file
  * wraps its tests in `forEachDatabase((db) => { … })`: they run on SQLite always, and on PostgreSQL and
  * MariaDB/MySQL when AUTHSVC_TEST_PGURL / AUTHSVC_TEST_MYSQLURL are set (always in CI); otherwise
  * those suites show as skipped, naming the variable. `db.fresh()` makes a new empty database (a
@@ -86,7 +86,8 @@ function serverDatabase(kind: 'pg' | 'mysql', url: string): TestDatabase {
     label: LABELS[kind],
     async fresh() {
       const name = uniqueName();
-      // MariaDB: the server's usual case-insensitive default, which the migrations must override (trap S1).
+      // MariaDB: the server's usual case-insensitive default, which the migrations must override
+      // (docs/design.md#mariadb-binary-collation).
       await adminQuery(
         admin,
         kind === 'pg'

@@ -1,6 +1,6 @@
 /**
  * Every action that checks a password, as a request body for a user and a guessed password, with the
- * one message its failures show (docs/design.md, "One credential check"). The in-process tests and the
+ * one message its failures show (docs/design.md#one-credential-check). The in-process tests and the
  * reliability suite run the same guesses; a new password-taking action belongs here.
  */
 import type { ActionName } from '../../src/protocol/index.js';

@@ -1,7 +1,7 @@
 /**
  * Races through worker processes sharing one database, where a mutex inside one process cannot hide a
- * lost update (DESIGN quality bar): simultaneous wrong logins of one account, and simultaneous refreshes
- * of one API key. The per-finding regression tests (`npm test`) and the reliability suite run the same
+ * lost update (docs/design.md#tests-use-real-components): simultaneous wrong logins of one account, and simultaneous
+ * refreshes of one API key. The per-finding regression tests (`npm test`) and the reliability suite run the same
  * races at their own sizes and assert on what the race returns.
  */
 import assert from 'node:assert/strict';
@@ -148,7 +148,7 @@ interface Issued {
  * A superuser locks user 41 while `parallel` loops keep asking for its no-session keys (the lock goes
  * out once `lockAfter` keys have been issued; the loops stop when it has answered, or at `maxRequests`).
  * Then every key issued must fail to verify and every refresh token to refresh, also after the unlock
- * (DESIGN decision 32: a revocation is a fence). Counts what did not fail.
+ * (docs/design.md#revocation-fence: a revocation is a fence). Counts what did not fail.
  */
 export async function lockRace(
   server: AuthsvcProcess,

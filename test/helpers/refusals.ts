@@ -11,7 +11,7 @@ export type Reply = Awaited<ReturnType<TestServer['call']>>;
 export const reason = (reply: Reply): string | false => !reply.success && reply.failure_reason;
 
 /**
- * What a password check writes whatever its outcome (docs/design.md, "One credential check"): a failure
+ * What a password check writes whatever its outcome (docs/design.md#one-credential-check): a failure
  * is counted, a success ends the run. A refusal after a password check changes nothing else.
  */
 export const CREDENTIAL_CHECK_COLUMNS = ['failed_login_tries', 'last_login_try', 'last_login_success', 'locked_until'];

@@ -1,6 +1,7 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of a database, so that fault tests can cut the database off
- * without touching the shared server (DESIGN: fault tests cut a proxy, never the service).
+ * without touching the shared server (docs/design.md#tests-use-real-components: fault tests cut a proxy, never the
+ * service).
  * - `cut()`: every connection is reset and new ones are reset as soon as they arrive (a server that
  *   is down or restarting);
  * - `blackhole()`: connections stay open but nothing passes (a network that drops packets);

@@ -110,8 +110,8 @@ forEachDatabase((db) => {
   ];
 
   it('refuses every hostile string in every string item, changing nothing', async () => {
-    // A hostile password is a failed password check, counted by design (docs/design.md, "One credential
-    // check"): nothing else may change.
+    // A hostile password is a failed password check, counted by design (docs/design.md#one-credential-check):
+    // nothing else may change.
     const digest = await server.digest(CREDENTIAL_CHECK_COLUMNS);
     let sent = 0;
     for (const [action, body, paths] of sweeps()) {

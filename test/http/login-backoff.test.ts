@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.js';
 const ADMIN = { email: 'admin@example.org', password: 'correct horse battery staple' };
 const GROWING = [1000, 1500, 2250, 3375, 5063];
 
-describe('the login back-off (DESIGN decision 11)', () => {
+describe('the login back-off (docs/design.md#lock-out-and-login-back-off)', () => {
   describe('on a frozen clock, the waits recorded', () => {
     let server: TestServer;
     const waits: number[] = [];

@@ -283,8 +283,8 @@ describe('metrics of the stores behind the server', () => {
           [1, 0],
         );
         await stopRedis(redis);
-        // While Redis is down a state-changing request cannot be checked for replay: 503 (docs/design.md,
-        // "Replay during a Redis outage").
+        // While Redis is down a state-changing request cannot be checked for replay: 503
+        // (docs/design.md#replay-during-a-redis-outage).
         for (let i = 0; i < 3; i++) {
           assert.equal((await server.post(server.seal(envelope('session-new', newSession, `r${i + 2}`)))).status, 503);
         }

@@ -1,6 +1,6 @@
 /**
  * Redis dies mid-run: the server keeps answering what needs no replay check (rate limits on its own
- * store), refuses state-changing requests with 503 (docs/design.md, replay during a Redis outage), says
+ * store), refuses state-changing requests with 503 (docs/design.md#replay-during-a-redis-outage), says
  * so once at warn and in /health, and goes back to Redis when it returns. The test starts and kills its
  * OWN redis-server on a free port; the machine's Redis is never touched.
  */

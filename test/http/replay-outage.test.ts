@@ -1,6 +1,6 @@
 /**
- * Replay at most once across a Redis outage and its recovery (docs/design.md, replay during a Redis
- * outage): two instances share a redis-server of the test's own, each through a TCP proxy of its own,
+ * Replay at most once across a Redis outage and its recovery (docs/design.md#replay-during-a-redis-outage):
+ * two instances share a redis-server of the test's own, each through a TCP proxy of its own,
  * so the test can cut one instance or both off Redis, or make a link silently lose bytes, while Redis
  * keeps its data. Every token is sent to every instance in every phase and its acceptances (200s of a
  * state-changing action) are counted: at most one each. The machine's Redis is never touched.

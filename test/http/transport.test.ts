@@ -13,7 +13,7 @@ forEachDatabase((db) => {
   before(async () => {
     server = await startTestServer({
       database: db,
-      // The spec's default limits: with them on, client_ipaddr is required (DESIGN decision 3).
+      // The spec's default limits: with them on, client_ipaddr is required (docs/design.md#http-status-codes).
       config: { allowedHosts: ['localhost', '127.0.0.1', 'auth.example.org', '::1'], rateLimits: DEFAULT_RATE_POLICY },
     });
   });

@@ -178,7 +178,7 @@ describe('refusing a policy', () => {
     assert.equal(compilePolicyBytes(Buffer.from(JSON.stringify(policy))).ok, true);
   });
 
-  it('naming a role, item, action, visibility or limit "manage" or "all" (CASL wildcards, trap P2)', () => {
+  it('naming a role, item, action, visibility or limit "manage" or "all" (CASL wildcards, docs/design.md#casl-reserved-words)', () => {
     const reserved = /is a reserved name \(CASL treats "manage" and "all" as wildcards/;
     for (const list of ['roles', 'items', 'actions', 'visibilities'] as const) {
       for (const name of ['manage', 'all']) {

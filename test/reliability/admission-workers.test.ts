@@ -1,6 +1,6 @@
 /**
  * `--workers 2`: the workers ask the cluster primary, so limits and replay refusal are exact across
- * them. The spawned server runs on the test clock (debugmode 1, traps.md R2): its time is what the test
+ * them. The spawned server runs on the test clock (debugmode 1, docs/design.md#a-test-clock): its time is what the test
  * writes in a file, read by every process, so "exactly 150" holds however slow the machine is.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * Stored dicts are bounded (DESIGN decision 24): `extra_info` and `extra_info_json` stay within
- * 64 KiB serialized, on input and after every merge, and listing replies stop at 4 MiB as well as at
+ * Stored dicts are bounded (docs/design.md#stored-dicts-and-replies-are-bounded): `extra_info` and `extra_info_json`
+ * stay within 64 KiB serialized, on input and after every merge, and listing replies stop at 4 MiB as well as at
  * their count, so no accepted input can make a later read fail (issue 15, finding 2). Through real
  * HTTP, on every database.
  */

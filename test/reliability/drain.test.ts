@@ -1,5 +1,5 @@
 /**
- * SIGTERM under load (issue 15, finding 4; DESIGN decision 26), with a real process: every request
+ * SIGTERM under load (issue 15, finding 4; docs/design.md#drain), with a real process: every request
  * the server accepted is answered — those in flight at the signal in full, those that arrive during
  * the drain (new connections and kept-alive ones) with a 503 — every answer given while draining
  * carries `Connection: close`, and the last log line is "stopped". A request may be refused

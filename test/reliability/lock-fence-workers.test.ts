@@ -1,5 +1,5 @@
 /**
- * A revocation is a fence (issue 26, finding 3; DESIGN decision 32), through two worker processes
+ * A revocation is a fence (issue 26, finding 3; docs/design.md#revocation-fence), through two worker processes
  * sharing one database: while a superuser locks a user, many concurrent apikey-new-nosession requests
  * for that user are in flight. Once the lock has answered, no key issued to the user may verify and no
  * refresh token may refresh, also after the user is unlocked again.

@@ -1,7 +1,7 @@
 /**
  * The failed-login counter through two worker processes sharing one database: a mutex inside one
- * process cannot hide a lost update here (DESIGN quality bar). 20 concurrent wrong logins must count
- * exactly 20 and set the lock once. (The reliability suite runs the same race with 50 logins.)
+ * process cannot hide a lost update here (docs/design.md#tests-use-real-components). 20 concurrent wrong logins must
+ * count exactly 20 and set the lock once. (The reliability suite runs the same race with 50 logins.)
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

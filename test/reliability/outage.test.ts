@@ -1,6 +1,6 @@
 /**
- * The database goes away (DESIGN decision 3, trap S10): actions answer 503 with the encrypted
- * standard envelope in about two seconds, /health says `database: down` with 503, and once the
+ * The database goes away (docs/design.md#http-status-codes, docs/design.md#bounded-database-waits): actions answer 503
+ * with the encrypted standard envelope in about two seconds, /health says `database: down` with 503, and once the
  * database is back the same server answers again, without a restart. The database is cut off by a
  * TCP proxy of this test's own; the shared server is never touched.
  */

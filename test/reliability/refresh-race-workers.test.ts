@@ -1,7 +1,7 @@
 /**
- * The concurrent-refresh race through two worker processes sharing one database (issue 12, DESIGN
- * quality bar): two refreshes with one token at once, repeated, must each time give exactly one new
- * key; the loser fails without side effects, so the winner's key stays valid. (The reliability suite
+ * The concurrent-refresh race through two worker processes sharing one database (issue 12,
+ * docs/design.md#tests-use-real-components): two refreshes with one token at once, repeated, must each time give
+ * exactly one new key; the loser fails without side effects, so the winner's key stays valid. (The reliability suite
  * runs the same race with ten refreshes a round.)
  */
 import assert from 'node:assert/strict';

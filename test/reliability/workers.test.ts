@@ -1,7 +1,7 @@
 /**
- * The process model (DESIGN decision 21, trap E3) with real processes: `--workers 2` serves on one
- * port, lists its workers on /health, replaces a worker that dies, and on SIGTERM answers every
- * request whose headers had arrived before exiting 0.
+ * The process model (docs/design.md#worker-processes, docs/design.md#signals-reach-the-primary-only) with real
+ * processes: `--workers 2` serves on one port, lists its workers on /health, replaces a worker that dies, and on
+ * SIGTERM answers every request whose headers had arrived before exiting 0.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';

@@ -1,6 +1,7 @@
 /**
- * The storage suite: the same expectations on SQLite, PostgreSQL and MariaDB/MySQL (DESIGN decision 22,
- * traps S1–S9). Each database is a fresh one of this file, dropped afterwards.
+ * The storage suite: the same expectations on SQLite, PostgreSQL and MariaDB/MySQL
+ * (docs/design.md#database-urls-times-and-models, docs/design.md#storage-on-three-databases). Each database is a fresh
+ * one of this file, dropped afterwards.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';

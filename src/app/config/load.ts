@@ -58,7 +58,7 @@ export interface Config {
   readonly sessionExpiryDays: number;
   readonly messageTtlSeconds: number;
   readonly maxBodySize: number;
-  /** Worker processes (DESIGN decision 21); 1 = a single process. */
+  /** Worker processes (docs/design.md#worker-processes); 1 = a single process. */
   readonly workers: number;
   /** The permissions policy's file: the composition root loads, compiles and reports it (src/app/app.ts). */
   readonly permissionsPath: string;
@@ -76,11 +76,11 @@ export interface Config {
   readonly rateLimits: RatePolicy | null;
   /** The shared admission store of several instances; null: this instance's own (memory or its cluster primary). */
   readonly redisUrl: string | null;
-  /** The growing wait before answering a failed password check (DESIGN decision 11). */
+  /** The growing wait before answering a failed password check (docs/design.md#lock-out-and-login-back-off). */
   readonly loginBackoff: boolean;
   /**
    * A file holding the server's time in epoch milliseconds, read by every process, so tests across
-   * processes can freeze and move time (traps.md R2). Honoured only with debugmode 1: null otherwise.
+   * processes can freeze and move time (docs/design.md#a-test-clock). Honoured only with debugmode 1: null otherwise.
    */
   readonly testClockFile: string | null;
   readonly refreshGraceSeconds: number;

@@ -1,7 +1,7 @@
 /**
- * Admission (DESIGN decisions 2 and 20): one store call per request checks the replay cache and every
- * rate bucket, all or nothing. A replayed state-changing token is refused 401 and consumes no rate; a
- * rate-limited request is refused 429 with `Retry-After` and is not recorded for replay, so the client
+ * Admission (docs/design.md#freshness-and-replay, docs/design.md#gcra-buckets): one store call per request checks the
+ * replay cache and every rate bucket, all or nothing. A replayed state-changing token is refused 401 and consumes no
+ * rate; a rate-limited request is refused 429 with `Retry-After` and is not recorded for replay, so the client
  * may send the same token again once it may. A state-changing request whose replay cannot be checked
  * (Redis down) is refused 503 with `Retry-After`. A malformed envelope counts against its per-IP bucket,
  * then gets its 400.
@@ -83,8 +83,8 @@ export function admit(deps: AdmitDeps): Step {
     const { action, reqid, clientIp } = earlier(ctx.state.request, 'the request');
     const result = await ask(buckets, replay, nowMs);
     if (result === null || result.kind === 'unavailable') {
-      // 'unavailable': Redis does not answer, so replay cannot be checked (docs/design.md, replay
-      // during a Redis outage).
+      // 'unavailable': Redis does not answer, so replay cannot be checked
+      // (docs/design.md#replay-during-a-redis-outage).
       ctx.state.log = { refused: result === null ? 'admission unavailable' : 'replay unavailable', reqid, action };
       plain(ctx, 503);
       ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));

@@ -1,5 +1,5 @@
 /**
- * POST /echo (DESIGN decision 7), mounted only with debugmode 1 and answered only to the loopback
+ * POST /echo (docs/design.md#health-and-echo), mounted only with debugmode 1 and answered only to the loopback
  * address. The standard envelope with `request: "echo"` gets `{success: true, response: {echo: <the
  * decrypted request>}, messages: [], reqid}`, so a frontend developer can check keys and encoding
  * without touching data.
@@ -9,7 +9,9 @@ import { plain } from '../plain.js';
 import { earlier } from '../state.js';
 import type { Step } from '../state.js';
 
-/** Deeper values are refused: re-serialising them could overflow the stack (trap H2). */
+/**
+ * Deeper values are refused: re-serialising them could overflow the stack (docs/design.md#input-bounded-by-its-schema).
+ */
 const MAX_ECHO_DEPTH = 64;
 
 function depthWithin(value: unknown, limit: number): boolean {

@@ -1,6 +1,6 @@
 /**
  * The decrypted request must be `{request, body, reqid, client_ipaddr}` naming a known action
- * (DESIGN decision 3); `client_ipaddr` only while rate limiting is on. From here on the request id is
+ * (docs/design.md#http-status-codes); `client_ipaddr` only while rate limiting is on. From here on the request id is
  * known. A malformed envelope is answered 400 by the admit step, after it has counted it against the
  * client's per-IP bucket: flooding with bad requests is still flooding.
  */

@@ -1,7 +1,8 @@
 /**
- * Opens the body (DESIGN decisions 1–3): base64, Fernet with our keys, freshness (not older than
- * `messagettl`, not stamped more than 30 s ahead), UTF-8 JSON. A key holder who sent plaintext that
- * is not UTF-8 JSON gets 400; anything else means "not ours": 401.
+ * Opens the body (docs/design.md#request-body-and-key-rotation, docs/design.md#freshness-and-replay,
+ * docs/design.md#http-status-codes): base64, Fernet with our keys, freshness (not older than `messagettl`, not stamped
+ * more than 30 s ahead), UTF-8 JSON. A key holder who sent plaintext that is not UTF-8 JSON gets 400; anything else
+ * means "not ours": 401.
  */
 import { openJson } from '../../protocol/index.js';
 import type { Keyring, OpenFailure } from '../../protocol/index.js';

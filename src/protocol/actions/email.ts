@@ -3,7 +3,7 @@ import { DateTimeOut, Id, LIMITS, Nullable, NullOnFailure, Text } from '../schem
 import type { ActionSpec } from '../action-spec.js';
 import { USER_EMAIL_RATE } from '../rate-class.js';
 
-/** Items both email actions take (DESIGN decision 19). */
+/** Items both email actions take (docs/design.md#mail). */
 const common = {
   email_address: Text(LIMITS.email, { description: 'the address to send to' }),
   session_token: Text(LIMITS.token, {

@@ -8,7 +8,8 @@ import { UserInfo } from '../user-info.js';
 export const USER_PAGE_SIZE = 1000;
 /**
  * A page of user-list or user-lookup-match also ends before its user info dicts pass this many bytes
- * of JSON (DESIGN decision 24): with dicts of up to 64 KiB, 1000 users could not be sealed in one reply.
+ * of JSON (docs/design.md#stored-dicts-and-replies-are-bounded): with dicts of up to 64 KiB, 1000 users could not be
+ * sealed in one reply.
  */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 /**
- * The buckets one request is checked against (DESIGN decision 20): per client IP, the group of the
+ * The buckets one request is checked against (docs/design.md#gcra-buckets): per client IP, the group of the
  * action's rate class, the action's own per-IP limit, and per email for the email-tied actions.
  *
  * Key material is attacker-chosen (10,000-character tokens and emails), so every identity is hashed

@@ -1,7 +1,7 @@
 /**
  * Redis when it answers, else the instance's own exact store (the cluster primary with workers, memory
- * with one) for what that store can decide alone: rate limits and the login back-off (DESIGN decision 20).
- * Replay is the exception (docs/design.md, replay during a Redis outage): while Redis is configured but
+ * with one) for what that store can decide alone: rate limits and the login back-off (docs/design.md#gcra-buckets).
+ * Replay is the exception (docs/design.md#replay-during-a-redis-outage): while Redis is configured but
  * not answering, an admission that carries a replay entry is answered `unavailable` (503) and recorded
  * nowhere, because no local set knows what other instances, or this one before the outage, accepted;
  * and since nothing is accepted meanwhile, nothing needs carrying back to Redis. The outage is logged

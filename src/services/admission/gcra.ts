@@ -1,5 +1,5 @@
 /**
- * The generic cell rate algorithm (DESIGN decision 20). A bucket passes `burst` requests back to back
+ * The generic cell rate algorithm (docs/design.md#gcra-buckets). A bucket passes `burst` requests back to back
  * when fresh, then one per `60 / perMinute` seconds. Its whole state is one number, the theoretical
  * arrival time (TAT): a request at `now` passes iff `now ≥ TAT − τ`, and then TAT = max(TAT, now) + T,
  * with T the emission interval and τ = (burst − 1)·T. A bucket whose TAT ≤ now is the same as a fresh

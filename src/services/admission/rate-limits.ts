@@ -29,7 +29,7 @@ export const DEFAULT_GROUP_LIMITS: Readonly<Record<GroupKey, number>> = {
 
 /**
  * The spec's stricter per-IP limits of single actions, plus every other action that checks a password
- * (docs/design.md, "One credential check").
+ * (docs/design.md#one-credential-check).
  */
 export const STRICT_ACTION_LIMITS: ReadonlyMap<string, number> = new Map([
   ['user-new', 5],

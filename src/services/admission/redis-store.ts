@@ -1,13 +1,13 @@
 /**
  * The admission store shared by instances: Redis through ioredis, one Lua script per admission
- * (redis-script.ts). Options follow traps.md R5: no offline queue and short timeouts, so a Redis
- * that is down or hanging fails a request in about 100 ms and the fallback (fallback.ts) answers.
+ * (redis-script.ts). Options follow docs/design.md#ioredis-no-offline-queue-short-timeouts: no offline queue and short
+ * timeouts, so a Redis that is down or hanging fails a request in about 100 ms and the fallback (fallback.ts) answers.
  * TLS (`rediss://`), user and password come from the URL.
  *
  * A connection that lost bytes stays open in ioredis, every later answer matched to the wrong command,
  * so every command times out for as long as it lives. ioredis cannot see that; a ping that
- * gets no answer over an open connection can, and replaces the connection (docs/design.md, replay during
- * a Redis outage: back on Redis within 5 s of it answering).
+ * gets no answer over an open connection can, and replaces the connection (docs/design.md#replay-during-a-redis-outage:
+ * back on Redis within 5 s of it answering).
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';

@@ -1,5 +1,5 @@
 /**
- * Replay refusal (DESIGN decision 2): a state-changing request token is accepted once within its
+ * Replay refusal (docs/design.md#freshness-and-replay): a state-changing request token is accepted once within its
  * validity window. Keyed on a 128-bit prefix of the token's HMAC, never on the body text (many bodies
  * decode to one token). Entries live in a Set per 10-second bucket of expiry, so whole buckets are
  * dropped once every token in them has expired anyway; memory holds only live tokens (bounded by the

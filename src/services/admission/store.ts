@@ -22,7 +22,7 @@ export type Admission =
   | { readonly kind: 'replayed' }
   /**
    * The replay set cannot be consulted (Redis is configured but not answering): refused with 503,
-   * nothing consumed or recorded (docs/design.md, replay during a Redis outage).
+   * nothing consumed or recorded (docs/design.md#replay-during-a-redis-outage).
    */
   | { readonly kind: 'unavailable' };
 
@@ -41,7 +41,10 @@ export type AdmissionStatus = 'ok' | 'down' | 'unused';
 /** How long a run of failures is remembered after the last one: the default lock time (`userlocktime`). */
 export const BACKOFF_MEMORY_MS = 3_600_000;
 
-/** DESIGN decision 11, as the reference: the n-th consecutive failure waits min(1.5^(n−1), 40) s. */
+/**
+ * docs/design.md#lock-out-and-login-back-off, as the reference: the n-th consecutive failure waits min(1.5^(n−1), 40)
+ * s.
+ */
 export function backoffWaitMs(n: number): number {
   return n < 1 ? 0 : Math.round(Math.min(1.5 ** (n - 1), 40) * 1000);
 }
@@ -54,8 +57,8 @@ export function rateLimited(buckets: readonly Bucket[], index: number, waitUs: n
 }
 
 /**
- * The login back-off on the admission store (DESIGN decision 11): the n-th consecutive failed password
- * check for an identity waits min(1.5^(n−1), 40) s, counted in the same store as the rate limits so it
+ * The login back-off on the admission store (docs/design.md#lock-out-and-login-back-off): the n-th consecutive failed
+ * password check for an identity waits min(1.5^(n−1), 40) s, counted in the same store as the rate limits so it
  * holds across workers and instances. The wait is a timer (`sleep`), so no worker is held busy.
  */
 export function storeLoginBackoff(store: AdmissionStore, clock: Clock, sleep: Sleep): LoginBackoff {

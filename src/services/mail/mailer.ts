@@ -58,6 +58,6 @@ export interface MailTimeouts {
   readonly greetingMs: number;
   /** Silence between two reads: a server answering a byte at a time resets it with each byte. */
   readonly socketMs: number;
-  /** The whole send, from the first connection attempt to the server's last reply (docs/design.md, mail). */
+  /** The whole send, from the first connection attempt to the server's last reply (docs/design.md#mail). */
   readonly sendMs: number;
 }

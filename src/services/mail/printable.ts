@@ -1,6 +1,6 @@
 /**
- * Text that a visitor or the frontend chose, made fit to print in an official mail (docs/design.md,
- * mail): a user agent of 1,024 characters with line breaks must not become a paragraph of the
+ * Text that a visitor or the frontend chose, made fit to print in an official mail (docs/design.md#mail):
+ * a user agent of 1,024 characters with line breaks must not become a paragraph of the
  * attacker's own. One line, no control or format characters, at most PRINTABLE_LIMIT code points.
  * The brand makes printable() the only way to a Printable, so a template cannot print raw input.
  */

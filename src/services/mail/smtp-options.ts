@@ -1,12 +1,12 @@
 /**
- * The transport security rules (DESIGN decision 19, traps E1), as nodemailer options:
+ * The transport security rules (docs/design.md#mail), as nodemailer options:
  * - port 465 is implicit TLS; any other port upgrades with STARTTLS whenever the server offers it
  *   (nodemailer's default), and a failed upgrade fails the send rather than going on in plaintext;
  * - credentials are sent only when both `emailuser` and `emailpass` are set, and to a server other
  *   than loopback only over TLS (`requireTLS`: a server that does not offer STARTTLS is refused);
  * - `emailtlsca` adds a private CA to the system's roots instead of turning verification off;
  * - timeouts of seconds, not nodemailer's minutes, so a dead server cannot hold a request, and one
- *   deadline for the whole send (smtp.ts), so a slow one cannot either (docs/design.md, mail).
+ *   deadline for the whole send (smtp.ts), so a slow one cannot either (docs/design.md#mail).
  */
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';

@@ -1,7 +1,7 @@
 /**
  * The nodemailer adapter of the Mailer port. Headers are checked before any connection is made
  * (headers.ts); a failed send answers with its SMTP error class, never throws. Each send has one
- * overall deadline (docs/design.md, mail): the timeouts bound silence, and a server answering a
+ * overall deadline (docs/design.md#mail): the timeouts bound silence, and a server answering a
  * byte every few seconds is never silent for long.
  */
 import type { Transporter } from 'nodemailer';

@@ -1,7 +1,7 @@
 /**
  * The texts of the two mails, as the reference's templates (reference §9), with three differences:
  * the link is built safely (link.ts), the token is never wrapped to 70 columns, and every value
- * printed as text is fit to print (printable.ts; docs/design.md, mail).
+ * printed as text is fit to print (printable.ts; docs/design.md#mail).
  */
 import { renderHtml, renderText } from './compose.js';
 import type { Paragraph } from './compose.js';

@@ -1,7 +1,7 @@
 /**
- * Admission of hashing work (DESIGN decision 14, trap R7). Password hashes run on libuv's thread pool,
- * off the event loop; this bounds how many run at once in this process (about the core count divided
- * among the workers) and how many may wait. When the queue is full the request is answered at once
+ * Admission of hashing work (docs/design.md#passwords, docs/design.md#hashing-on-the-thread-pool). Password hashes run
+ * on libuv's thread pool, off the event loop; this bounds how many run at once in this process (about the core count
+ * divided among the workers) and how many may wait. When the queue is full the request is answered at once
  * with 503 and Retry-After instead of queueing without limit: under a login flood latency stays
  * bounded and the machine keeps serving everything else.
  */

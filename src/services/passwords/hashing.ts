@@ -1,5 +1,5 @@
 /**
- * Password hashing (DESIGN decision 14). New hashes use the configured kind: argon2id by default
+ * Password hashing (docs/design.md#passwords). New hashes use the configured kind: argon2id by default
  * (m=19 MiB, t=2, p=1, OWASP's first choice, ~27 ms here) or scrypt (scrypt-kdf format). Both kinds
  * always verify, whatever is configured, and so do the reference's argon2 hashes (argon2-cffi PHC
  * strings), so users can be imported. A verification says when the stored hash should be replaced.

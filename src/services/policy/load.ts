@@ -1,5 +1,5 @@
 /**
- * Loading the permissions policy named by `--permissions` (the one enforced, DESIGN decision 15):
+ * Loading the permissions policy named by `--permissions` (the one enforced, docs/design.md#the-policy-in-force):
  * the authoring side finds every problem (size and depth before anything recursive, the schema, the
  * semantic checks, the rules), then the engine compiles it. Start-up refuses with the list; a reload
  * keeps the policy in force (reload.ts).

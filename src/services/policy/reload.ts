@@ -6,7 +6,8 @@
  *
  * With workers (node:cluster), the primary checks the file with `checkPolicyFile` and sends the bytes
  * it checked to every worker, which applies them with `applyPolicyBytes`: every process then enforces
- * the same document, even if the file changes again meanwhile. "Atomic" is per process (trap E3).
+ * the same document, even if the file changes again meanwhile. "Atomic" is per process
+ * (docs/design.md#signals-reach-the-primary-only).
  */
 import type { AuditSink } from '../audit/audit.js';
 import type { Logger } from '../../log/logger.js';

@@ -1,13 +1,14 @@
 /**
- * The repo of the key aggregates (DESIGN decisions 6, 18, 22): session-tied keys, no-session keys and
- * their refresh tokens, over the Objection models in models/. Every token is stored only as its SHA-256
- * hash. The verify lookups are hot reads (cached prepared statements); the rest goes through the models.
+ * The repo of the key aggregates (docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens,
+ * docs/design.md#database-urls-times-and-models): session-tied keys, no-session keys and their refresh tokens, over the
+ * Objection models in models/. Every token is stored only as its SHA-256 hash. The verify lookups are hot reads (cached
+ * prepared statements); the rest goes through the models.
  *
  * Rotation is one transaction that starts by claiming the old refresh token with a conditional UPDATE
  * (`rotated_at IS NULL`): of two concurrent refreshes with one token, in one process or several, exactly
  * one claims it (the database's row lock decides), and the loser changes nothing.
  *
- * The revocation fence (docs/design.md, revocation fence): every key and refresh token records its
+ * The revocation fence (docs/design.md#revocation-fence): every key and refresh token records its
  * user's `credential_generation` as the issuer read it with the permission check; every revocation
  * bumps it (`fenceUser`), and the verify reads join the user and find only rows of the current
  * generation. A key whose insert lands after a revocation's DELETE therefore never verifies.
@@ -207,7 +208,7 @@ const currentGeneration = (row: string) => (join: Knex.JoinClause) =>
   join.on('u.user_id', `${row}.user_id`).andOn('u.credential_generation', `${row}.credential_generation`);
 
 /**
- * The revocation fence (docs/design.md, revocation fence), run inside the revoking transaction: bumps
+ * The revocation fence (docs/design.md#revocation-fence), run inside the revoking transaction: bumps
  * the user's credential generation, so that nothing issued before it verifies (not even a key whose
  * insert commits after the deletes below), and deletes the user's no-session keys and refresh tokens.
  * Returns how many keys. Every revocation goes through here.

@@ -1,6 +1,6 @@
 /**
  * Whether the database answers, as the store's calls find it: operators see an outage and its end
- * once each, with the cause (DESIGN decision 23), not as a stream of per-request lines.
+ * once each, with the cause (docs/design.md#logs-and-availability), not as a stream of per-request lines.
  */
 import { UnavailableError } from '../../domain/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * The hourly purge of expired sessions, keys and refresh tokens (DESIGN decision 10), run by the
+ * The hourly purge of expired sessions, keys and refresh tokens (docs/design.md#sessions-and-the-purge), run by the
  * single process or by the cluster primary, never by the workers. Several instances over one
  * PostgreSQL or MariaDB database take turns through an advisory lock (src/services/store/cleanup.ts). What is
  * expired is decided by the injected clock; only the timer itself is real time.

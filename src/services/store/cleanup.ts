@@ -1,5 +1,5 @@
 /**
- * The purge of expired rows (DESIGN decision 10): sessions, API keys (session-tied and no-session)
+ * The purge of expired rows (docs/design.md#sessions-and-the-purge): sessions, API keys (session-tied and no-session)
  * and refresh tokens whose expiry has passed by the injected clock. One instance at a time: an
  * advisory lock on PostgreSQL (`pg_try_advisory_lock`, per database) and MariaDB/MySQL (`GET_LOCK`,
  * per server, so the name carries the database's); on SQLite only the primary process runs it. The

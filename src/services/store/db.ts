@@ -1,8 +1,8 @@
 /**
  * One open database: knex for most statements, plus cached prepared statements for the hot path
  * (the session, user and API-key lookups, the access checks' standings, the session insert), because
- * knex re-builds and re-prepares every query (trap S7). Each dialect opens its own way (sqlite.ts,
- * pg.ts, mysql.ts); this file holds what they share.
+ * knex re-builds and re-prepares every query (docs/design.md#sqlite-knex-re-prepares-every-statement). Each dialect
+ * opens its own way (sqlite.ts, pg.ts, mysql.ts); this file holds what they share.
  */
 import type { Knex } from 'knex';
 import type { Dialect } from './dialect.js';
@@ -45,7 +45,7 @@ export interface Db {
   close(): Promise<void>;
 }
 
-/** How long statements may run, per purpose (trap S10). */
+/** How long statements may run, per purpose (docs/design.md#bounded-database-waits). */
 export interface DbLimits {
   /** Server-side statement timeout; 0 = none (migrations of large tables). */
   readonly statementTimeoutMs: number;

@@ -1,8 +1,8 @@
 /**
  * What differs between the three databases, in one place: how a time and a boolean are stored
- * and read back (DESIGN decision 22; traps S3, S4). Times are always bound from the injected clock,
- * never a database default: SQLite keeps integer milliseconds, PostgreSQL `timestamptz(3)`,
- * MariaDB/MySQL `DATETIME(3)` in UTC.
+ * and read back (docs/design.md#database-urls-times-and-models; docs/design.md#times-and-row-types-by-dialect). Times
+ * are always bound from the injected clock, never a database default: SQLite keeps integer milliseconds, PostgreSQL
+ * `timestamptz(3)`, MariaDB/MySQL `DATETIME(3)` in UTC.
  */
 export type Dialect = 'sqlite' | 'pg' | 'mysql';
 

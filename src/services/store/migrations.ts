@@ -1,13 +1,13 @@
 /**
  * In-code migrations with extension-less names, so running from src (tsx) and from dist records the
- * same names (trap S9). Every table is created only when it is missing (spec: "at every start the
- * service creates its database tables only if they do not already exist").
+ * same names (docs/design.md#migrations-named-without-extensions). Every table is created only when it is missing
+ * (spec: "at every start the service creates its database tables only if they do not already exist").
  *
  * MariaDB/MySQL: every table is utf8mb4 with a binary, no-pad collation, so that emails, system ids,
  * token hashes, roles, names and the JSON text of compare-and-swap updates compare byte for byte as on
- * PostgreSQL and SQLite (trap S1: the server default is case-, accent- and trailing-space-insensitive).
- * User ids are `int unsigned` there, and so is every column referencing them (a foreign key needs the
- * same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
+ * PostgreSQL and SQLite (docs/design.md#mariadb-binary-collation: the server default is case-, accent- and
+ * trailing-space-insensitive). User ids are `int unsigned` there, and so is every column referencing them (a foreign
+ * key needs the same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
@@ -95,7 +95,7 @@ function initial(dialect: Dialect): Knex.Migration {
         t.boolean('email_verified').notNullable().defaultTo(false);
         t.boolean('is_active').notNullable().defaultTo(false).index();
         t.string('user_role', LIMITS.role).notNullable().index();
-        // The role to restore on user-lock `unlock` (DESIGN decision 12).
+        // The role to restore on user-lock `unlock` (docs/design.md#superuser-lock-and-what-ends-with-it).
         t.string('previous_role', LIMITS.role).nullable();
         c.json(t, 'extra_info').nullable();
         c.time(t, 'created_on').notNullable();
@@ -103,7 +103,7 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'last_login_try').nullable();
         c.time(t, 'last_login_success').nullable();
         t.integer('failed_login_tries').notNullable().defaultTo(0);
-        // End of a temporary lock after too many failed logins (DESIGN decision 11).
+        // End of a temporary lock after too many failed logins (docs/design.md#lock-out-and-login-back-off).
         c.time(t, 'locked_until').nullable();
         c.time(t, 'emailverify_sent_datetime').nullable();
         c.time(t, 'emailforgotpass_sent_datetime').nullable();
@@ -161,7 +161,8 @@ function initial(dialect: Dialect): Knex.Migration {
         c.time(t, 'issued').notNullable();
         c.time(t, 'not_valid_before').notNullable();
         c.time(t, 'expires').notNullable().index();
-        // Set when the token has been exchanged; presenting it again is reuse (DESIGN decision 18).
+        // Set when the token has been exchanged; presenting it again is reuse
+        // (docs/design.md#api-keys-and-refresh-tokens).
         c.time(t, 'rotated_at').nullable();
       });
     },
@@ -177,7 +178,7 @@ function initial(dialect: Dialect): Knex.Migration {
 export const FENCED_TABLES = ['apikeys', 'apikeys_nosession', 'refresh_tokens'] as const;
 
 /**
- * The revocation fence (docs/design.md, revocation fence): `users.credential_generation` is bumped by
+ * The revocation fence (docs/design.md#revocation-fence): `users.credential_generation` is bumped by
  * every revocation, and every key and refresh token records the generation its user had when it was
  * issued; one whose generation is not its user's any more does not verify. Existing rows start at 0,
  * matching their users' 0, so what was valid before the upgrade stays valid.

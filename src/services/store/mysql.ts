@@ -1,6 +1,7 @@
 /**
  * MariaDB and MySQL through `mysql2` and knex's pool. Every new connection is set up the same way
- * (traps S2, S3, S10):
+ * (docs/design.md#counters-that-say-what-they-wrote, docs/design.md#times-and-row-types-by-dialect,
+ * docs/design.md#bounded-database-waits):
  * - times in UTC both ways: mysql2 `timezone: 'Z'` and the session's `time_zone = '+00:00'`;
  * - strict mode, so an over-long value is an error and never silently cut;
  * - MariaDB's SIMULTANEOUS_ASSIGNMENT, so `SET a = a + 1, b = a` reads the old `a` as PostgreSQL and

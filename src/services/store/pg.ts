@@ -1,6 +1,6 @@
 /**
- * PostgreSQL through `pg` and knex's pool. Timeouts are short (trap S10): connecting, waiting for a
- * pooled connection, and each statement (server-side `statement_timeout`, plus a client-side
+ * PostgreSQL through `pg` and knex's pool. Timeouts are short (docs/design.md#bounded-database-waits): connecting,
+ * waiting for a pooled connection, and each statement (server-side `statement_timeout`, plus a client-side
  * `query_timeout` a little longer, for a network that silently drops packets). Hot reads are named
  * prepared statements, parsed once per connection.
  */

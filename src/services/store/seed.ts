@@ -1,6 +1,6 @@
 /**
- * The three fixed accounts of a new database (DESIGN decision 9): 1 the superuser, 2 the anonymous
- * user, 3 a locked dummy whose hash equalises the timing of checks on unknown users.
+ * The three fixed accounts of a new database (docs/design.md#fixed-accounts-and-new-users): 1 the superuser, 2 the
+ * anonymous user, 3 a locked dummy whose hash equalises the timing of checks on unknown users.
  */
 import { userInfo } from 'node:os';
 import type { Clock, PasswordHasher, Random } from '../../domain/ports.js';
@@ -45,8 +45,9 @@ export async function seedFixedAccounts(
   const email = (admin.email ?? `${osUser()}@localhost`).normalize('NFKC').toLowerCase();
   const password = admin.password ?? deps.random.bytes(18).toString('base64url');
   // Explicit ids, in order; then the database's own counter is moved past them, so later users start
-  // at 4 (trap S8). Inserts ignore a row that is already there: two instances seeding together both
-  // succeed, and only the one whose row was stored reports that it created the superuser.
+  // at 4 (docs/design.md#postgresql-fixed-ids-and-the-sequence). Inserts ignore a row that is already there: two
+  // instances seeding together both succeed, and only the one whose row was stored reports that it created the
+  // superuser.
   const createdSuperuser = await ensure(SUPERUSER_ID, async () => ({
     userId: SUPERUSER_ID,
     systemId: uuidV4(deps.random),

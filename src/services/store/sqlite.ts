@@ -1,14 +1,14 @@
 /**
  * SQLite through the one better-sqlite3 connection knex's pool opens (knex's own `better-sqlite3`
  * client), shared by knex and by our cached prepared statements (knex's client re-prepares every
- * statement, trap S7): `pool.afterCreate` sets it up and keeps it, and the hot statements are
- * prepared on it with better-sqlite3's own `prepare`. better-sqlite3 is synchronous, so one connection
- * per process serves every request in turn. A hot statement runs at once, without knex's pool, unless
+ * statement, docs/design.md#sqlite-knex-re-prepares-every-statement): `pool.afterCreate` sets it up and keeps it, and
+ * the hot statements are prepared on it with better-sqlite3's own `prepare`. better-sqlite3 is synchronous, so one
+ * connection per process serves every request in turn. A hot statement runs at once, without knex's pool, unless
  * a transaction is open on the shared connection: it then waits its turn in the pool like any knex
  * query, since run inside that transaction it would read its uncommitted rows and a write of ours
  * would be rolled back with it. With several worker processes each has its own connection: WAL lets
  * readers run beside the one writer, and every write is a single statement or a transaction that takes
- * the write lock at BEGIN (trap S6), so the busy wait stays short.
+ * the write lock at BEGIN (docs/design.md#sqlite-one-connection-several-processes), so the busy wait stays short.
  */
 import { closeSync, chmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -35,7 +35,10 @@ const BUSY_TIMEOUT_MS = 2000;
  */
 const BEGIN = 'BEGIN IMMEDIATE';
 
-/** Sets up the connection knex's pool opened: knex sets no pragmas (trap S6). */
+/**
+ * Sets up the connection knex's pool opened: knex sets no pragmas
+ * (docs/design.md#sqlite-one-connection-several-processes).
+ */
 function setUp(connection: Database.Database): void {
   connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // first: switching to WAL may itself wait
   connection.pragma('journal_mode = WAL');

@@ -1,7 +1,7 @@
 /**
- * The one place where a database that cannot be reached becomes `UnavailableError` (503, DESIGN
- * decision 3) instead of a 500: every repo of the store is wrapped here. On PostgreSQL and MariaDB/MySQL
- * a repo call also gets a deadline, so a network that silently drops packets still answers 503 in
+ * The one place where a database that cannot be reached becomes `UnavailableError` (503,
+ * docs/design.md#http-status-codes) instead of a 500: every repo of the store is wrapped here. On PostgreSQL and
+ * MariaDB/MySQL a repo call also gets a deadline, so a network that silently drops packets still answers 503 in
  * about two seconds (the drivers' own connect, acquire and statement timeouts cover the rest).
  */
 import { UnavailableError } from '../../domain/errors.js';

@@ -37,7 +37,7 @@ export interface MysqlTarget extends ServerTargetBase {
 
 type Parsed<T> = { target: T } | { problem: string };
 
-/** Short, so that a database that does not answer gives 503 quickly (trap S10). */
+/** Short, so that a database that does not answer gives 503 quickly (docs/design.md#bounded-database-waits). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
 
 const PG_SSLMODES: Readonly<Record<string, TlsSetting>> = {

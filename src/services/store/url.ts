@@ -1,5 +1,5 @@
 /**
- * Database URLs in SQLAlchemy form and in plain form (DESIGN decision 22):
+ * Database URLs in SQLAlchemy form and in plain form (docs/design.md#database-urls-times-and-models):
  *   sqlite:///relative.db  sqlite:////absolute.db  sqlite+pysqlite:///x.db
  *   postgresql://user:pass@host:5432/db?sslmode=require  postgresql+psycopg2://…  postgres://…
  *   mysql://…  mysql+pymysql://…  mariadb://…  mariadb+mariadbconnector://…

@@ -22,7 +22,7 @@ export interface UserStanding {
   readonly userRole: string;
   readonly isActive: boolean;
   /**
-   * The generation every revocation bumps (docs/design.md, revocation fence), read in the same
+   * The generation every revocation bumps (docs/design.md#revocation-fence), read in the same
    * statement as the role and activity: what a key issued on this standing records.
    */
   readonly credentialGeneration: number;
@@ -135,8 +135,8 @@ export interface UserRepo extends EmailMarksRepo {
   setPasswordHash(userId: number, passwordHash: string, now: number): Promise<void>;
   /**
    * Makes the database's own id counter hand out ids above `lastFixedId` (rows inserted with explicit
-   * ids do not advance PostgreSQL's sequence, trap S8). Never moves a counter back, so an instance
-   * starting beside a running one cannot make it hand out an id twice.
+   * ids do not advance PostgreSQL's sequence, docs/design.md#postgresql-fixed-ids-and-the-sequence). Never moves a
+   * counter back, so an instance starting beside a running one cannot make it hand out an id twice.
    */
   reserveFixedIds(lastFixedId: number): Promise<void>;
 
@@ -151,12 +151,15 @@ export interface UserRepo extends EmailMarksRepo {
     now: number,
     extraInfo?: { readonly previousText: string | null; readonly next: JsonObject },
   ): Promise<EditOutcome>;
-  /** Superuser lock (DESIGN decision 12); null when the user does not exist. */
+  /** Superuser lock (docs/design.md#superuser-lock-and-what-ends-with-it); null when the user does not exist. */
   lock(userId: number, now: number): Promise<LockOutcome | null>;
   unlock(userId: number, now: number): Promise<LockOutcome | null>;
   /** Deletes the user (never a superuser); sessions and keys go by cascade. False when nothing matched. */
   remove(userId: number, email: string): Promise<boolean>;
-  /** Marks an unverified, not superuser-locked user verified and active (decision 9); true when it did. */
+  /**
+   * Marks an unverified, not superuser-locked user verified and active (docs/design.md#fixed-accounts-and-new-users);
+   * true when it did.
+   */
   markVerified(email: string, now: number): Promise<boolean>;
   markEmailSent(email: string, kind: 'signup' | 'forgotpass', now: number): Promise<boolean>;
 }

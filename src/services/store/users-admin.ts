@@ -2,9 +2,9 @@
  * The users repo's administration (issue 6): edits, superuser locks, deletion, the email-verification
  * marks. Statements that change a row on a condition of its own old values are single statements
  * (compare-and-swap: the condition is in the WHERE, the new values over the old ones in the SET), so
- * concurrent requests cannot interleave a read and a write (trap S2); the ones that must change several
- * tables at once (a lock ends sessions and keys) run in a transaction whose first statement writes, so
- * SQLite never has to upgrade a read lock (trap S6).
+ * concurrent requests cannot interleave a read and a write (docs/design.md#counters-that-say-what-they-wrote); the ones
+ * that must change several tables at once (a lock ends sessions and keys) run in a transaction whose first statement
+ * writes, so SQLite never has to upgrade a read lock (docs/design.md#sqlite-one-connection-several-processes).
  */
 import { UniqueViolationError, raw, ref } from 'objection';
 import { fenceUser } from './api-keys.js';
@@ -51,7 +51,7 @@ export function userAdmin(db: Db, models: Models): Admin {
 
   /**
    * Ends every session (their session-tied keys cascade), no-session key and refresh token of a user,
-   * behind the revocation fence (docs/design.md, revocation fence): in the lock's own transaction, so
+   * behind the revocation fence (docs/design.md#revocation-fence): in the lock's own transaction, so
    * the new role and the new credential generation commit together.
    */
   const endEverything = async (tx: Tx, userId: number): Promise<number> => {
@@ -120,8 +120,8 @@ export function userAdmin(db: Db, models: Models): Admin {
         })
         .where('user_id', userId)
         .whereNotNull('previous_role');
-      // A superuser's unlock also ends a temporary lock-out (DESIGN decision 11): the way out of a lock
-      // that someone imposes by failing the password on purpose (docs/security.md).
+      // A superuser's unlock also ends a temporary lock-out (docs/design.md#lock-out-and-login-back-off): the way out
+      // of a lock that someone imposes by failing the password on purpose (docs/security.md).
       const cleared = await User.query()
         .patch({ failed_login_tries: 0, locked_until: null })
         .where('user_id', userId)
@@ -143,7 +143,7 @@ export function userAdmin(db: Db, models: Models): Admin {
         .patch({
           email_verified: true,
           // A new sign-up (role `locked`) becomes an active user; an account in use only gets its changed
-          // address confirmed, so one a superuser deactivated stays so (docs/design.md, "Email changes").
+          // address confirmed, so one a superuser deactivated stays so (docs/design.md#email-changes).
           // is_active stays before user_role: MySQL assigns left to right, so it must read the old role.
           is_active: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', true, 'is_active']),
           user_role: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', 'authenticated', 'user_role']),

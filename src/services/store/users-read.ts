@@ -1,8 +1,8 @@
 /**
  * The reads of the users repo. A user is looked up by id or by email through ONE prepared statement
- * each (the login's and every initiator's hot read, trap S7), whatever the caller wants of the row: the
- * record, the password hash, or extra_info's stored text for a compare-and-swap; the model's conversion
- * table maps the row without a model instance. The access checks' standings are prepared statements
+ * each (the login's and every initiator's hot read, docs/design.md#sqlite-knex-re-prepares-every-statement), whatever
+ * the caller wants of the row: the record, the password hash, or extra_info's stored text for a compare-and-swap; the
+ * model's conversion table maps the row without a model instance. The access checks' standings are prepared statements
  * too, one per number of ids. Listings go through the model.
  */
 import type { Db } from './db.js';

@@ -1,10 +1,12 @@
 /**
  * The users repo's writes for sign-up, login and password changes: inserting accounts, the
- * failed-login counter and temporary lock (DESIGN decision 11), password replacement (the revocation
- * that goes with it is the API key repo's `revokeForUser`, decision 12).
+ * failed-login counter and temporary lock (docs/design.md#lock-out-and-login-back-off), password replacement (the
+ * revocation that goes with it is the API key repo's `revokeForUser`,
+ * docs/design.md#superuser-lock-and-what-ends-with-it).
  *
- * The store's one technique for a counter that must say what it wrote (trap S2), proven by "20
- * concurrent wrong logins count 20 and lock once", in one process and with `--workers 2`:
+ * The store's one technique for a counter that must say what it wrote
+ * (docs/design.md#counters-that-say-what-they-wrote), proven by "20 concurrent wrong logins count 20 and lock once", in
+ * one process and with `--workers 2`:
  * - PostgreSQL and SQLite: ONE `UPDATE … RETURNING` whose every expression reads the row's old values
  *   (both assign simultaneously);
  * - MariaDB/MySQL (no RETURNING; MySQL assigns left to right): read the row `FOR UPDATE`, compute the
@@ -179,7 +181,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
         .where('user_id', userId)
         .andWhere('email_verified', false)
         // Only a sign-up never confirmed: an account in use whose changed address awaits confirmation,
-        // or one a superuser locked, is never overwritten (docs/design.md, "Email changes").
+        // or one a superuser locked, is never overwritten (docs/design.md#email-changes).
         .andWhere('is_active', false)
         .andWhere('user_role', 'locked')
         .whereNull('previous_role')

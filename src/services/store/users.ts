@@ -7,8 +7,9 @@
  *
  * Every write binds its times from the caller's clock. A statement that changes a row on a condition of
  * its own old values is ONE statement (a counter, a compare-and-swap), so concurrent requests, in one
- * process or several, never interleave a read and a write (trap S2); on MariaDB/MySQL, which has no
- * UPDATE … RETURNING, a counter that must say what it wrote reads and writes under the row's lock.
+ * process or several, never interleave a read and a write (docs/design.md#counters-that-say-what-they-wrote); on
+ * MariaDB/MySQL, which has no UPDATE … RETURNING, a counter that must say what it wrote reads and writes under the
+ * row's lock.
  */
 import type { Db } from './db.js';
 import { emailMarksRepo } from './email-marks.js';

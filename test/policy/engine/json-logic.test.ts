@@ -1,6 +1,6 @@
 /**
- * Our JSON-Logic (src/services/policy/logic): the safe subset of trap P4, checked statically, evaluated on
- * null-prototype facts, and — on the conditions both accept — deciding as json-logic-js does.
+ * Our JSON-Logic (src/services/policy/logic): the safe subset of docs/design.md#json-logic-our-own-evaluator, checked
+ * statically, evaluated on null-prototype facts, and — on the conditions both accept — deciding as json-logic-js does.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The rule DSL (DESIGN decision 17) in the engine: decision = (tables ∨ a matching allow) ∧ no
+ * The rule DSL (docs/design.md#rules-and-conditions) in the engine: decision = (tables ∨ a matching allow) ∧ no
  * matching deny; the item_policy restrictions apply to rules, the relationship gate does not; the
  * deciding rule's reason is the explanation. JSON-Logic limits.
  */

@@ -1,9 +1,9 @@
 /**
- * The paths to account takeover, through two worker processes on every database (docs/design.md, "One
- * credential check" and "Email changes"): for every action that takes a password, simultaneous wrong
+ * The paths to account takeover, through two worker processes on every database (docs/design.md#one-credential-check
+ * and "Email changes"): for every action that takes a password, simultaneous wrong
  * guesses are each counted and lock the account, after which the right password is refused too; and a
  * stolen session alone cannot move the account's email, so it cannot reach a password reset; and no key
- * outlives a revocation (docs/design.md, "Revocation fence"): keys issued while the user is being locked
+ * outlives a revocation (docs/design.md#revocation-fence): keys issued while the user is being locked
  * neither verify nor refresh afterwards, also once the user is unlocked (the race of
  * test/reliability/lock-fence-workers.test.ts, larger).
  */

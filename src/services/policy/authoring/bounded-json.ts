@@ -1,6 +1,6 @@
 /**
- * Bytes → text → JSON value, refusing before anything recursive runs (trap P5: ajv's recursion
- * overflows on 1,000-deep or 10 MB documents): the size first, then well-formed UTF-8, then the
+ * Bytes → text → JSON value, refusing before anything recursive runs (docs/design.md#policy-lint-bounds-before-ajv:
+ * ajv's recursion overflows on 1,000-deep or 10 MB documents): the size first, then well-formed UTF-8, then the
  * nesting depth by a flat scan of the text, and only then JSON.parse (and jsonc-parser for positions).
  */
 

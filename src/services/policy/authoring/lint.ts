@@ -2,9 +2,9 @@
  * Every problem of a policy in one run, each with its JSON pointer and line:column, sorted by
  * position. Used by start-up, reload and `policy:lint` alike, so they can never disagree.
  *
- * Order of the work (trap P5): size, encoding and nesting by flat scans; then jsonc-parser (positions,
- * syntax errors, keys written twice) and JSON.parse; then the schema and the semantic checks, which
- * run even when the schema fails.
+ * Order of the work (docs/design.md#policy-lint-bounds-before-ajv): size, encoding and nesting by flat scans; then
+ * jsonc-parser (positions, syntax errors, keys written twice) and JSON.parse; then the schema and the semantic checks,
+ * which run even when the schema fails.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { getLocation } from 'jsonc-parser';

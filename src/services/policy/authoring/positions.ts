@@ -1,6 +1,6 @@
 /**
- * JSON pointers → line:column (trap P5: ajv reports pointers only). jsonc-parser gives every node's
- * offset; it recurses, so it only runs once bounded-json.ts has bounded the size and the nesting.
+ * JSON pointers → line:column (docs/design.md#policy-lint-bounds-before-ajv: ajv reports pointers only). jsonc-parser
+ * gives every node's offset; it recurses, so it only runs once bounded-json.ts has bounded the size and the nesting.
  */
 import { parseTree, printParseErrorCode } from 'jsonc-parser';
 import type { Node, ParseError } from 'jsonc-parser';

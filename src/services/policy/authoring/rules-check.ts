@@ -1,5 +1,5 @@
 /**
- * The checks of the rule DSL (DESIGN decision 17) beyond the schema: the names a rule uses are
+ * The checks of the rule DSL (docs/design.md#rules-and-conditions) beyond the schema: the names a rule uses are
  * declared; its condition and every limit rule pass the condition language's check (operators,
  * variables, size, depth); and a rule can match at all — the item_policy restrictions apply to rules
  * too, so a rule whose every item excludes its roles, actions or visibilities never decides anything,

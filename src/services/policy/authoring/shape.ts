@@ -1,6 +1,6 @@
 /**
  * Reading a policy whose structure may be wrong (lint reports every problem in one run): guards that
- * take only what has the expected shape, and own properties only (never inherited ones, trap H3).
+ * take only what has the expected shape, and own properties only (never inherited ones, docs/design.md#prototype-keys).
  */
 import type { Problem } from './problems.js';
 

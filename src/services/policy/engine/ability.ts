@@ -11,7 +11,7 @@
  * the document win over everything, then the tables, then the first matching allow rule.
  *
  * `anyAction`/`anySubjectType` are set to names no policy can contain (the name pattern refuses NUL),
- * so neither `manage` nor `all` means anything to CASL here (trap P2).
+ * so neither `manage` nor `all` means anything to CASL here (docs/design.md#casl-reserved-words).
  */
 import { Ability } from '@casl/ability';
 import type { RawRuleOf } from '@casl/ability';

@@ -2,7 +2,7 @@
  * The pure limit decision (reference §4.4): a role without a limit of that name passes; otherwise the
  * value and the limit are read as the limit kind says (int truncates toward zero, as Python's int())
  * and compared: `lt` passes when value < limit, `gt` when value > limit. A limit given as a rule
- * (DESIGN decision 17) passes when its JSON-Logic condition holds for the request.
+ * (docs/design.md#rules-and-conditions) passes when its JSON-Logic condition holds for the request.
  */
 import type { CompiledPolicy } from './compiled-policy.js';
 import type { LimitDecision, LimitRequest } from './decision.js';

@@ -1,5 +1,5 @@
 /**
- * The policy's `rules` (DESIGN decision 17) as CASL rules of one role. The item_policy restrictions
+ * The policy's `rules` (docs/design.md#rules-and-conditions) as CASL rules of one role. The item_policy restrictions
  * apply to rules as to the tables: a rule never reaches a role in the item's invalid_roles, an action
  * outside its valid_role_actions or a visibility outside its valid_visibilities. The relationship gate
  * does not apply: a rule's `visibilities` and `when` say whom it concerns (`target.is_owner`, …).

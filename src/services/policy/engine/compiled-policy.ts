@@ -1,6 +1,6 @@
 /**
  * The compiled policy: every lookup a Map or a Set (a role named `constructor` never reaches
- * Object.prototype, trap H3), one CASL ability per role, typed limits. Built once at start-up
+ * Object.prototype, docs/design.md#prototype-keys), one CASL ability per role, typed limits. Built once at start-up
  * (compile.ts) and only read afterwards.
  */
 import type { Ability } from '@casl/ability';
@@ -27,7 +27,7 @@ export interface Grant {
 
 /**
  * A CASL rule's condition. Base rules (the reference's tables) test only the subject's relation and
- * visibility. Rules of the DSL (DESIGN decision 17) test the visibility and their compiled condition;
+ * visibility. Rules of the DSL (docs/design.md#rules-and-conditions) test the visibility and their compiled condition;
  * deny rules are CASL inverted rules. One matcher evaluates both (ability.ts).
  */
 export interface BaseCondition {

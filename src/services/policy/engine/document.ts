@@ -1,7 +1,7 @@
 /**
  * The permissions policy as written (policy-schema/policy.schema.json): the type a document has once
  * the schema accepted it. Compilation (compile.ts) turns it into Maps and CASL abilities; nothing
- * looks names up in these plain objects at check time (trap H3).
+ * looks names up in these plain objects at check time (docs/design.md#prototype-keys).
  */
 
 export interface LimitTypeDoc {
@@ -25,7 +25,7 @@ export interface RuleLimitDoc {
 }
 export type RoleLimitDoc = CompareLimitDoc | RuleLimitDoc;
 
-/** A rule of the DSL (DESIGN decision 17). */
+/** A rule of the DSL (docs/design.md#rules-and-conditions). */
 export interface RuleDoc {
   readonly effect: 'allow' | 'deny';
   readonly roles: readonly string[];
@@ -55,10 +55,15 @@ export interface PolicyDoc {
   readonly rules?: readonly RuleDoc[];
 }
 
-/** Roles every policy must have: the fixed accounts and new users hold them (DESIGN decisions 9, 15). */
+/**
+ * Roles every policy must have: the fixed accounts and new users hold them
+ * (docs/design.md#fixed-accounts-and-new-users, docs/design.md#the-policy-in-force).
+ */
 export const REQUIRED_ROLES = ['superuser', 'authenticated', 'anonymous', 'locked'] as const;
 
-/** CASL's wildcards: an action `manage` or an item `all` would grant everything (trap P2). */
+/**
+ * CASL's wildcards: an action `manage` or an item `all` would grant everything (docs/design.md#casl-reserved-words).
+ */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['manage', 'all']);
 
 /** Own entries of a JSON object, in document order (never inherited ones). */

@@ -1,6 +1,6 @@
 /**
- * The caller's relation to the target, computed once before the check (trap P1): conditions that
- * named the caller's id would need an ability per user per request. With the relation in the subject,
+ * The caller's relation to the target, computed once before the check (docs/design.md#casl-one-ability-per-role):
+ * conditions that named the caller's id would need an ability per user per request. With the relation in the subject,
  * one ability per role, compiled at start-up, answers every request.
  */
 import { ANONYMOUS_ID } from '../../../domain/fixed-accounts.js';

@@ -1,5 +1,5 @@
 /**
- * `target_sharedwith`: comma-separated user ids (DESIGN decision 16). Blanks around ids and empty
+ * `target_sharedwith`: comma-separated user ids (docs/design.md#access-and-limit-checks). Blanks around ids and empty
  * entries are ignored; an empty list or `none` (any case) means nobody; at most 1,000 ids, each a
  * database id. Anything else is refused as an invalid value rather than guessed at.
  */

@@ -1,7 +1,7 @@
 /**
  * A no-session API key (table `apikeys_nosession`). Every key descending from one
  * apikey-new-nosession by refreshes shares its `family_id`, so reuse of a rotated refresh token can
- * revoke the whole family (DESIGN decision 18).
+ * revoke the whole family (docs/design.md#api-keys-and-refresh-tokens).
  */
 import { IssuedKeyModel } from './api-key.js';
 

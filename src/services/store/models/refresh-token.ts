@@ -1,7 +1,7 @@
 /**
  * A refresh token of a no-session key (table `refresh_tokens`), stored only as its SHA-256 hash.
  * `rotated_at` is set when the token is exchanged; the row stays until it expires, so presenting it
- * again can be told apart from a token never issued (DESIGN decision 18).
+ * again can be told apart from a token never issued (docs/design.md#api-keys-and-refresh-tokens).
  */
 import { StoredModel } from './stored-model.js';
 

@@ -1,9 +1,9 @@
 /**
- * The one base of the store's models (DESIGN decision 22; traps S3, S4). A model holds a row as the
- * repos' records carry it, whatever the database returned: times as epoch milliseconds (like the
- * injected clock), booleans, integers as numbers, JSON columns parsed; and writes each value as its
- * dialect stores it (times: integer ms / `timestamptz(3)` / `DATETIME(3)` in UTC; JSON: text
- * everywhere). A model class is bound to one store's knex by `bindModels` (bind.ts), which also sets
+ * The one base of the store's models (docs/design.md#database-urls-times-and-models;
+ * docs/design.md#times-and-row-types-by-dialect). A model holds a row as the repos' records carry it, whatever the
+ * database returned: times as epoch milliseconds (like the injected clock), booleans, integers as numbers, JSON columns
+ * parsed; and writes each value as its dialect stores it (times: integer ms / `timestamptz(3)` / `DATETIME(3)` in UTC;
+ * JSON: text everywhere). A model class is bound to one store's knex by `bindModels` (bind.ts), which also sets
  * the dialect: several stores (tests, the primary beside its workers) may be open in one process.
  */
 import { Model } from 'objection';

@@ -1,6 +1,7 @@
 /**
- * Bounds of one condition (DESIGN decision 17, trap P4): json-logic-js overflows the stack on a
- * 5,000-deep rule, and a policy is read on every reload. Checked first, by an explicit stack.
+ * Bounds of one condition (docs/design.md#rules-and-conditions, docs/design.md#json-logic-our-own-evaluator):
+ * json-logic-js overflows the stack on a 5,000-deep rule, and a policy is read on every reload. Checked first, by an
+ * explicit stack.
  */
 import { pointer } from '../document.js';
 

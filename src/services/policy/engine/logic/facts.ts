@@ -1,6 +1,7 @@
 /**
- * The data a condition sees (DESIGN decision 17): flat, null-prototype records holding only the
- * allow-listed variables, so `var` can reach neither Object.prototype (trap P4) nor anything else.
+ * The data a condition sees (docs/design.md#rules-and-conditions): flat, null-prototype records holding only the
+ * allow-listed variables, so `var` can reach neither Object.prototype (docs/design.md#json-logic-our-own-evaluator) nor
+ * anything else.
  */
 import type { AccessRequest, LimitRequest } from '../decision.js';
 import { ANONYMOUS_ID } from '../../../../domain/fixed-accounts.js';

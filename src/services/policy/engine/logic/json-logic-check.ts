@@ -1,6 +1,6 @@
 /**
- * The static check of a JSON-Logic condition: only the safe operators (trap P4: no `==`, no `method`,
- * nothing added with `add_operation`), only the allow-listed variables, each named by a literal
+ * The static check of a JSON-Logic condition: only the safe operators (docs/design.md#json-logic-our-own-evaluator: no
+ * `==`, no `method`, nothing added with `add_operation`), only the allow-listed variables, each named by a literal
  * string, the right number of arguments, and comparisons that can be true at all. Size and depth
  * are measured first (condition-bounds.ts); the recursion below is then bounded by them.
  */

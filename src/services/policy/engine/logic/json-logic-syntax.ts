@@ -1,5 +1,5 @@
 /**
- * The syntax of our JSON-Logic (DESIGN decision 17), shared by the static check and the evaluator:
+ * The syntax of our JSON-Logic (docs/design.md#rules-and-conditions), shared by the static check and the evaluator:
  * the safe operators, how many arguments each takes, and how an operation is read.
  */
 

@@ -1,8 +1,8 @@
 /**
- * Our JSON-Logic: exactly the operators of DESIGN decision 17, compiled once into closures.
+ * Our JSON-Logic: exactly the operators of docs/design.md#rules-and-conditions, compiled once into closures.
  *
- * Why not json-logic-js at run time (trap P4): its `var` walks inherited properties, `add_operation`
- * is process-global, deep rules overflow its recursion, and its `<`/`>` coerce (`"10" > 9`,
+ * Why not json-logic-js at run time (docs/design.md#json-logic-our-own-evaluator): its `var` walks inherited
+ * properties, `add_operation` is process-global, deep rules overflow its recursion, and its `<`/`>` coerce (`"10" > 9`,
  * `null < 1`). Guarding all that from outside (allow-listing, data shaping, depth) is most of an
  * evaluator already, so we write the 17 operators with the semantics we want, and a
  * property test checks them against json-logic-js on the conditions both accept.

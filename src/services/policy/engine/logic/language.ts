@@ -1,5 +1,5 @@
 /**
- * The condition language behind the rule DSL (DESIGN decision 17), as a small interface: a language
+ * The condition language behind the rule DSL (docs/design.md#rules-and-conditions), as a small interface: a language
  * checks a condition statically (every problem, with JSON pointers relative to the condition) and
  * compiles a checked one into a predicate over facts. The engine knows only this interface, so another
  * language could be plugged in beside JSON-Logic (json-logic.ts).
