@@ -29,7 +29,7 @@ export interface HashLimit {
 /** The server's `passhash`: `override` (its AUTHSVC_PASSHASH) or the item's default. */
 export function serverPassHash(override: string | undefined): string {
   if (override !== undefined) return override;
-  const confvars = JSON.parse(readFileSync(join(PKG_DIR, 'src', 'config', 'confvars.json'), 'utf8')) as Record<
+  const confvars = JSON.parse(readFileSync(join(PKG_DIR, 'src', 'app', 'config', 'confvars.json'), 'utf8')) as Record<
     string,
     { default?: unknown }
   >;

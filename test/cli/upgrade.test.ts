@@ -55,11 +55,11 @@ describe('upgrades: npm start on a data folder made by an earlier release', () =
     assert.match(output, /First start: authsvc is set up/);
     const workers = Math.min(4, availableParallelism());
     assert.match(output, new RegExp(`^workers: ${workers} \\(min\\(4, \\d+ available CPUs\\)`, 'm'));
-    assert.deepEqual(readJson(confvarsCopy), readJson(join(PKG_DIR, 'src', 'config', 'confvars.json')));
+    assert.deepEqual(readJson(confvarsCopy), readJson(join(PKG_DIR, 'src', 'app', 'config', 'confvars.json')));
   });
 
   it('starts after the package adds an item the copy lacks, and takes that item as an option', async () => {
-    const shipped = join(pkg, 'src', 'config', 'confvars.json');
+    const shipped = join(pkg, 'src', 'app', 'config', 'confvars.json');
     const items = readJson(shipped);
     items['upgradeprobe'] = {
       env: 'AUTHSVC_UPGRADEPROBE',

@@ -19,7 +19,7 @@ const dir = tempDir('lint');
 function lintCli(...args: string[]) {
   return spawnSync(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy', 'authoring', 'lint-cli.ts'), ...args],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'services', 'policy', 'authoring', 'lint-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }
@@ -190,7 +190,7 @@ describe('policy:lint', () => {
       ['policy:test', 'fixtures-cli'],
     ] as const) {
       assert.equal(scripts[name], `node dist/services/policy/authoring/${cli}.js`);
-      assert.ok(existsSync(join(PKG_DIR, 'src', 'policy', 'authoring', `${cli}.ts`)), cli);
+      assert.ok(existsSync(join(PKG_DIR, 'src', 'services', 'policy', 'authoring', `${cli}.ts`)), cli);
     }
   });
 

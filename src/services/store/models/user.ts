@@ -41,7 +41,7 @@ export class UserModel extends StoredModel {
   declare emailverify_sent_datetime: number | null;
   declare emailforgotpass_sent_datetime: number | null;
   declare emailchangepass_sent_datetime: number | null;
-  /** The revocation fence's generation (docs/design.md): read only with the standings, never in the record. */
+  /** The revocation fence's generation (docs/design.md#revocation-fence): read only with the standings, never in the record. */
   declare credential_generation: number;
 
   /** A row's record without a model instance (the hot reads; see StoredModel.parseRow). */
