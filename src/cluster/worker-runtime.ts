@@ -14,8 +14,8 @@ export function workerExecArgv(execArgv: readonly string[], env: Environment): s
 
 /**
  * A worker hashes at most `concurrency` passwords at once (services/passwords/hash-queue.ts), and glibc keeps a
- * freed 19 MiB argon2 block in the arena of each pool thread that hashed (launch.ts): with libuv's
- * default four threads a worker held 4 × 19 MiB after its first logins, though it never runs more than
+ * freed argon2 block (12 MiB by default) in the arena of each pool thread that hashed (launch.ts): with libuv's
+ * default four threads a worker held four blocks after its first logins, though it never runs more than
  * `concurrency` hashes. So its pool has that many threads.
  */
 export function workerEnv(env: Environment, workers: number): Record<string, string> {
