@@ -19,7 +19,12 @@ const dir = tempDir('lint');
 function lintCli(...args: string[]) {
   return spawnSync(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'services', 'policy', 'authoring', 'lint-cli.ts'), ...args],
+    [
+      '--import',
+      import.meta.resolve('tsx'),
+      join(PKG_DIR, 'src', 'services', 'policy', 'authoring', 'lint-cli.ts'),
+      ...args,
+    ],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }
