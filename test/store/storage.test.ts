@@ -83,6 +83,25 @@ forEachDatabase((db) => {
       );
     });
 
+    it('repairs the lock table two first starts left with two rows, instead of finding it locked for ever', async () => {
+      // Two first starts may both find knex's lock table empty and both insert its row; with two rows
+      // knex's lock update never matches exactly one, so every later start would wait and fail.
+      const target = await db.fresh();
+      const store = open(target);
+      const sql = sqlOf(store);
+      await sql.schema.createTable('authsvc_migrations_lock', (t) => {
+        t.increments('index').primary();
+        t.integer('is_locked');
+      });
+      await sql('authsvc_migrations_lock').insert([{ is_locked: 0 }, { is_locked: 0 }]);
+      await store.migrate({ retryForMs: 3_000 });
+      const locks = (await sql('authsvc_migrations_lock').select('is_locked')) as Array<{ is_locked: unknown }>;
+      assert.deepEqual(
+        locks.map((l) => Number(l.is_locked)),
+        [0],
+      );
+    });
+
     it('an instance that seeds the superuser after another did, under another email, learns it did not create it', async () => {
       // Two instances seeding together may both find user 1 missing, then both insert it: the later
       // insert is ignored, whatever email it carried.

@@ -239,6 +239,18 @@ function isMigrationRace(error: unknown): boolean {
   );
 }
 
+/**
+ * Two first starts can both find knex's lock table empty and both insert its row. knex takes the lock
+ * by updating the unlocked rows and insists on exactly one, so with two unlocked rows nobody could
+ * ever migrate again: keep the lowest row (docs/design.md#migrations-named-without-extensions).
+ */
+async function dropDuplicateLockRows(knex: Knex): Promise<void> {
+  const table = `${MIGRATIONS_TABLE}_lock`;
+  const rows = (await knex(table).select('index').orderBy('index')) as Array<{ index: number }>;
+  const [keep, ...extra] = rows;
+  if (keep !== undefined && extra.length > 0) await knex(table).whereNot('index', keep.index).del();
+}
+
 export interface MigrateOptions {
   /** How long to keep retrying while another instance holds the migration lock. */
   readonly retryForMs?: number;
@@ -254,6 +266,7 @@ export async function migrate(knex: Knex, dialect: Dialect, options: MigrateOpti
       return;
     } catch (error) {
       if (!isMigrationRace(error) || performance.now() - started > retryForMs) throw error;
+      if ((error as Error).name === 'MigrationLocked') await dropDuplicateLockRows(knex);
       options.onRetry?.(error as Error, attempt);
       await sleep(100 + Math.floor(Math.random() * 400));
     }
