@@ -95,7 +95,7 @@ forEachDatabase((db) => {
       });
       await sql('authsvc_migrations_lock').insert([{ is_locked: 0 }, { is_locked: 0 }]);
       await store.migrate({ retryForMs: 3_000 });
-      const locks = (await sql('authsvc_migrations_lock').select('is_locked')) as Array<{ is_locked: unknown }>;
+      const locks: Array<{ is_locked: unknown }> = await sql('authsvc_migrations_lock').select('is_locked');
       assert.deepEqual(
         locks.map((l) => Number(l.is_locked)),
         [0],
