@@ -25,6 +25,7 @@ import type { Point } from './lib/measure.js';
 import { USAGE, parseOptions } from './lib/options.js';
 import type { BenchOptions } from './lib/options.js';
 import { cutProfiles, writeSummary } from './lib/profile.js';
+import { runInstructions } from './lib/instructions.js';
 import { runQuick } from './lib/quick.js';
 import type { Window } from './lib/profile.js';
 import { markdown, SETTLE_MS } from './lib/report.js';
@@ -284,5 +285,7 @@ try {
   process.exit(2);
 }
 if (options === 'help') process.stdout.write(`${USAGE}\n`);
+else if (options.quick?.instructions != null)
+  await runInstructions(options, options.quick, { warmup: 3000, requests: options.quick.instructions });
 else if (options.quick !== null) await runQuick(options, options.quick);
 else await main(options);

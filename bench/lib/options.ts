@@ -36,6 +36,8 @@ export interface QuickOptions {
   readonly script: string | undefined;
   /** Arguments for the server's node, e.g. --cpu-prof (NODE_OPTIONS refuses it). */
   readonly nodeArgs: readonly string[];
+  /** Count instructions under callgrind instead of measuring load (lib/instructions.ts): the requests counted, or null. */
+  readonly instructions: number | null;
 }
 
 /** The actions `--hot-reads` measures: the cheapest reads, where authsvc's own overhead shows most. */
@@ -61,7 +63,10 @@ A quick run: a few actions on one server per database and worker count, no floor
   --rounds 1                  measure every action N times, interleaved; report the least CPU per request
   --wrk                       also replay one sealed request with wrk, when installed (read-only actions)
   --server FILE               another build's entry file instead of this package's authsvc (A/B)
-  --node-arg ARG              an argument for the server's node (repeatable), e.g. --node-arg=--cpu-prof`;
+  --node-arg ARG              an argument for the server's node (repeatable), e.g. --node-arg=--cpu-prof
+  --instructions              count each request's CPU instructions under valgrind's callgrind instead of load:
+                              repeatable within ~1 % on a noisy machine, for A/B with --server (minutes per action)
+  --requests 300              with --instructions: requests counted per action, after 3,000 to warm up    [300]`;
 
 const list = (text: string): string[] =>
   text
@@ -105,6 +110,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       wrk: { type: 'boolean', default: false },
       server: { type: 'string' },
       'node-arg': { type: 'string', multiple: true, default: [] },
+      instructions: { type: 'boolean', default: false },
+      requests: { type: 'string', default: '300' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -127,9 +134,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     throw new Error('--actions is for the whole run; a quick run takes its actions from --quick');
   if (
     quickActions === null &&
-    (values.wrk || values.server !== undefined || values['node-arg'].length > 0 || values.rounds !== '1')
+    (values.wrk ||
+      values.server !== undefined ||
+      values['node-arg'].length > 0 ||
+      values.rounds !== '1' ||
+      values.instructions)
   )
-    throw new Error('--rounds, --wrk, --server and --node-arg go with --quick, --hot-reads or --logins');
+    throw new Error('--rounds, --wrk, --server, --node-arg and --instructions go with --quick, --hot-reads or --logins');
+  if (values.instructions && values.wrk) throw new Error('--instructions counts; --wrk measures load: choose one');
   const actions = quickActions ?? list(values.actions ?? BENCH_ACTIONS.join(','));
   const flag = quickActions === null ? 'actions' : 'quick';
   if (actions.length === 0) throw new Error(`--${flag} names no action`);
@@ -166,6 +178,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
             wrk: values.wrk,
             script: values.server,
             nodeArgs: values['node-arg'],
+            instructions: values.instructions ? (numbers('requests', values.requests)[0] ?? 300) : null,
           },
   };
 }

@@ -35,6 +35,8 @@ export interface BenchServerOptions {
   readonly fromSource?: boolean;
   /** Another build's `bin.js` instead of dist/bin.js (A/B against a baseline whose package directory holds it). */
   readonly script?: string;
+  /** A program that runs node, e.g. `valgrind --tool=callgrind …` (lib/instructions.ts); start-up may then take minutes. */
+  readonly wrapper?: readonly string[];
 }
 
 /** Starts `authsvc` from dist (run `npm run build` first; authsvcCommand) with SQLite in a temporary folder unless `env` says otherwise. */
@@ -48,9 +50,11 @@ export async function startBenchServer(
   // a server told to listen on one of them cannot start.
   const port = 20000 + Math.floor(Math.random() * 12000);
   const started = performance.now();
+  const [program, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
   const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
+    program,
     [
+      ...wrapperArgs,
       ...(options.nodeArgs ?? []),
       ...(options.fromSource === true
         ? ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'bin.ts')]
@@ -88,7 +92,8 @@ export async function startBenchServer(
   // The start-up line is an info line: a server told to log less (AUTHSVC_LOGLEVEL=warn) never prints
   // it, so a server that has been healthy for a while without it ends the wait too. (With workers, the
   // first worker answers /health before the primary's line, which waits for every worker.)
-  const firstHealthy = waitHealthy(url).then(() => performance.now());
+  const healthWaitMs = options.wrapper === undefined ? 30_000 : 300_000;
+  const firstHealthy = waitHealthy(url, healthWaitMs).then(() => performance.now());
   firstHealthy.catch(() => undefined); // a server that exits first is reported by exited
   const inProcess = await Promise.race([
     // Output that ends without the line means the server exited: its exit code says more.
@@ -101,7 +106,8 @@ export async function startBenchServer(
   ]);
   const startupMsWall = inProcess === null ? null : Math.round(performance.now() - started);
   // Healthy: the first GET /health 200 after the start-up line (or the first at all without one).
-  const healthyAt = inProcess === null ? await firstHealthy : await waitHealthy(url).then(() => performance.now());
+  const healthyAt =
+    inProcess === null ? await firstHealthy : await waitHealthy(url, healthWaitMs).then(() => performance.now());
   const healthyMsWall = Math.round(healthyAt - started);
   const startupCpuMs = Math.round(processTreeCpuSeconds(child.pid ?? 0) * 1000);
   return {
@@ -137,9 +143,9 @@ function authsvcCommand(): string[] {
 /** The administrator every bench server is set up with (first start), so logins can be driven through the protocol. */
 export const BENCH_ADMIN = { email: 'admin@bench.example', password: 'bench-password-1234' } as const;
 
-/** Resolves at the first 200 of GET /health (polled every 10 ms, for at most 30 s). */
-async function waitHealthy(url: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
+/** Resolves at the first 200 of GET /health (polled every 10 ms, for at most `waitMs`). */
+async function waitHealthy(url: string, waitMs: number): Promise<void> {
+  const deadline = performance.now() + waitMs;
   for (;;) {
     try {
       const reply = await fetch(new URL('health', url));
@@ -148,7 +154,7 @@ async function waitHealthy(url: string): Promise<void> {
     } catch {
       // not accepting yet
     }
-    if (performance.now() > deadline) throw new Error(`${url}health did not answer 200 within 30 s`);
+    if (performance.now() > deadline) throw new Error(`${url}health did not answer 200 within ${waitMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

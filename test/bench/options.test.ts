@@ -32,10 +32,19 @@ describe('npm run bench flags', () => {
     assert.deepEqual([logins.workers, logins.concurrency], [[2], [8]]);
   });
 
+  it('count instructions instead of load with --instructions, 300 requests unless --requests says', () => {
+    assert.equal(parsed(['--hot-reads']).quick?.instructions, null);
+    assert.equal(parsed(['--hot-reads', '--instructions']).quick?.instructions, 300);
+    assert.equal(parsed(['--quick', 'session-new', '--instructions', '--requests=50']).quick?.instructions, 50);
+  });
+
   it('refuse flags that do not go together', () => {
     assert.throws(() => parseOptions(['--hot-reads', '--logins']), /one of --quick/);
     assert.throws(() => parseOptions(['--quick', 'session-exists', '--actions', 'session-new']), /--actions is for/);
     assert.throws(() => parseOptions(['--rounds', '2']), /go with --quick/);
+    assert.throws(() => parseOptions(['--instructions']), /go with --quick/);
+    assert.throws(() => parseOptions(['--hot-reads', '--instructions', '--wrk']), /choose one/);
+    assert.throws(() => parseOptions(['--hot-reads', '--instructions', '--requests=0']), /positive integers/);
     assert.throws(() => parseOptions(['--quick', 'session-teleport']), /unknown action "session-teleport"/);
   });
 });

@@ -1,0 +1,163 @@
+/**
+ * `npm run bench -- --quick a,b --instructions`: the CPU instructions one request of each action costs the server,
+ * counted by valgrind's callgrind. On a shared virtual machine the CPU time per request of one build varied by 2×
+ * between runs, which hid any change under 30 %; an instruction count repeats within about 1 % (docs/performance.md),
+ * so an A/B (`--server` another build's entry file) can see a few per cent. It counts instructions, not time: cache
+ * misses and waits are not in it, so the load tables stay the figures that say how fast a build is.
+ *
+ * The server runs under callgrind with instrumentation off while it starts and warms up (one client, 3,000
+ * iterations: after 1,000, V8's optimising compiler still made up a tenth of the count and most of its spread),
+ * then on for `--requests` iterations one after another. Every thread of the server is counted (the compiler's
+ * and the thread pool's too), the load generator is not.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { benchCaller, prepare } from './actions.js';
+import { FIRST_CLEANUP_AFTER_MS } from '../../src/services/store/cleanup-timer.js';
+import type { BenchAction } from './actions.js';
+import { prepareDatabase } from './databases.js';
+import type { BenchDatabase } from './databases.js';
+import type { BenchOptions, QuickOptions } from './options.js';
+import { table } from './report.js';
+import { startBenchServer } from './server.js';
+
+export interface InstructionCount {
+  readonly database: BenchDatabase;
+  readonly action: BenchAction;
+  readonly requests: number;
+  readonly instructions_per_request: number;
+  /** Of those, V8's compilers still optimising in the window (Node 22 optimises some hot functions only after ~10,000 requests). */
+  readonly compiler_per_request: number;
+}
+
+/** How long the first purge may take under valgrind, after it starts. */
+const PURGE_ALLOWANCE_MS = 20_000;
+
+const say = (line: string): void => {
+  process.stderr.write(`bench: ${line}\n`);
+};
+
+/** V8's compilers (parsing, Sparkplug, Maglev, TurboFan) and deoptimisation: work that warm-up only shortens. */
+const COMPILER = /compiler::|maglev::|Maglev|Turbofan|Parser|Scanner|BytecodeGenerator|Deoptimiz|Zone::/;
+
+/**
+ * The instructions callgrind counted in the dump files of `dir` (one per process and dump), and those of them
+ * spent in V8's compilers, read per function with callgrind_annotate.
+ */
+function countedInstructions(dir: string): { readonly total: number; readonly compiler: number } {
+  let total = 0;
+  let compiler = 0;
+  for (const file of readdirSync(dir)) {
+    const path = join(dir, file);
+    total += Number(/^totals: (\d+)/m.exec(readFileSync(path, 'utf8'))?.[1] ?? 0);
+    const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', path], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    const seen = new Set<string>();
+    for (const line of annotated.split('\n')) {
+      const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.+)$/.exec(line);
+      const [, count, name] = match ?? [];
+      if (count === undefined || name === undefined || name === 'PROGRAM TOTALS' || seen.has(name)) continue;
+      seen.add(name);
+      if (COMPILER.test(name)) compiler += Number(count.replaceAll(',', ''));
+    }
+  }
+  return { total, compiler };
+}
+
+async function countAction(
+  options: BenchOptions,
+  quick: QuickOptions,
+  database: BenchDatabase,
+  action: BenchAction,
+  counts: { readonly warmup: number; readonly requests: number },
+): Promise<InstructionCount> {
+  const db = await prepareDatabase(database, 'ir');
+  const out = mkdtempSync(join(tmpdir(), 'authsvc-callgrind-'));
+  try {
+    const spawned = performance.now();
+    const server = await startBenchServer(
+      { AUTHSVC_AUTHDB: db.authdb, AUTHSVC_WORKERS: '1', AUTHSVC_LOGLEVEL: 'warn', ...options.serverEnv },
+      {
+        nodeArgs: quick.nodeArgs,
+        ...(quick.script === undefined ? {} : { script: quick.script }),
+        wrapper: [
+          'valgrind',
+          '--quiet',
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          '--trace-children=yes',
+          `--callgrind-out-file=${join(out, 'callgrind.%p')}`,
+        ],
+      },
+    );
+    const { call, client } = benchCaller(server.url, server.secret);
+    const control = (...args: string[]): void => {
+      execFileSync('callgrind_control', [...args, String(server.pid)], { stdio: 'ignore' });
+    };
+    try {
+      const iteration = await prepare(action, call);
+      say(`${database}: ${action}, ${counts.warmup} requests to warm up, then ${counts.requests} counted`);
+      const run = async (n: number): Promise<void> => {
+        for (let i = 0; i < n; i++) if (!(await iteration()).ok) throw new Error(`${action} failed`);
+      };
+      await run(counts.warmup);
+      // The first purge runs a minute after the start, inside the counted window under valgrind's slowness
+      // (it doubled the count once): wait until it has run, then warm up again for what it compiled.
+      const purgeDoneAt = spawned + FIRST_CLEANUP_AFTER_MS + PURGE_ALLOWANCE_MS;
+      if (performance.now() < purgeDoneAt) {
+        say(`${action}: waiting for the first purge to run before counting`);
+        await sleep(purgeDoneAt - performance.now());
+        await run(Math.ceil(counts.warmup / 6));
+      }
+      control('--zero');
+      control('--instr=on');
+      await run(counts.requests);
+      control('--instr=off');
+      control('--dump');
+    } finally {
+      client.close();
+      await server.stop();
+    }
+    const counted = countedInstructions(out);
+    return {
+      database,
+      action,
+      requests: counts.requests,
+      instructions_per_request: Math.round(counted.total / counts.requests),
+      compiler_per_request: Math.round(counted.compiler / counts.requests),
+    };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    await db.drop();
+  }
+}
+
+/** Counts each action of the quick run on each database, and prints a table and one JSON line on stdout. */
+export async function runInstructions(
+  options: BenchOptions,
+  quick: QuickOptions,
+  counts: { readonly warmup: number; readonly requests: number },
+): Promise<void> {
+  if (spawnSync('valgrind', ['--version']).error !== undefined)
+    throw new Error('--instructions: valgrind is not installed (apt install valgrind)');
+  const rows: InstructionCount[] = [];
+  for (const database of options.databases)
+    for (const action of quick.actions) rows.push(await countAction(options, quick, database, action, counts));
+  const lines = table(
+    ['database', 'action', 'requests counted', 'instructions/request', 'of which compiler', 'without compiler'],
+    rows.map((r) => [
+      r.database,
+      r.action,
+      r.requests,
+      r.instructions_per_request,
+      r.compiler_per_request,
+      r.instructions_per_request - r.compiler_per_request,
+    ]),
+  );
+  process.stdout.write(`${lines.join('\n')}\n${JSON.stringify({ instructions: rows })}\n`);
+}
