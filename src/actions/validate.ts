@@ -8,7 +8,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { isBoundedDict } from '../domain/json-dict.js';
 import { isSafeText } from '../protocol/index.js';
 import type { Problem } from '../protocol/index.js';
-import { isIpAddress } from '../protocol/ip.js';
+import { isIpAddress } from '../protocol/addresses.js';
 
 export type TypeLabel = 'str' | 'int' | 'float' | 'bool' | 'dict' | 'list' | 'None';
 

@@ -3,7 +3,7 @@
  * even for /health and for paths that do not exist. `app.proxy` is off, so this is the Host header
  * itself, never X-Forwarded-Host.
  */
-import { normaliseHost } from '../../protocol/host.js';
+import { normaliseHost } from '../../protocol/addresses.js';
 import { plain } from '../plain.js';
 import type { Step } from '../state.js';
 

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { emailBucketKey, groupBucketKey, normaliseEmail } from '../../protocol/index.js';
 import type { RateClass } from '../../protocol/index.js';
-import { normaliseIp } from '../../protocol/ip.js';
+import { normaliseIp } from '../../protocol/addresses.js';
 import type { Bucket } from './gcra.js';
 import type { RatePolicy } from './rate-limits.js';
 
