@@ -1,7 +1,7 @@
 /**
  * Dispatch: validate the body against the action's schema, run the handler, and shape the decrypted
  * response (docs/design.md#the-decrypted-response). The one place that maps a failure code to `failure_reason` and the
- * end-user message; the transport maps it to the HTTP status (http/middleware/seal.ts).
+ * end-user message; the transport maps it to the HTTP status (the seal step, http/middleware/envelope.ts).
  */
 import { failures, UnavailableError } from '../domain/errors.js';
 import type { FailureCode } from '../protocol/index.js';
