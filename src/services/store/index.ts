@@ -1,5 +1,5 @@
 /**
- * The store: repos by aggregate (users, sessions) over Objection models (models/), on one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
+ * The store: repos by aggregate (users, sessions) over Objection models (models.ts), on one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
  * records and take times from the caller's injected clock, never from the database. Every repo is
  * wrapped once here so that a database that cannot be reached surfaces as `UnavailableError`
  * (503), never as a 500 (availability.ts).
@@ -16,7 +16,7 @@ import type { Dialect } from './dialect.js';
 import { rememberKnex } from './direct-sql.js';
 import { migrate } from './migrations.js';
 import { openDb } from './open-db.js';
-import { bindModels } from './models/bind.js';
+import { bindModels } from './models.js';
 import type { MigrateOptions } from './migrations.js';
 import { sessionRepo } from './sessions.js';
 import type { SessionRepo } from './sessions.js';
