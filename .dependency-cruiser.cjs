@@ -62,7 +62,7 @@ const ALLOWED = {
   http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
   setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
   // docs/events.md lists the audit-event catalogue (src/services/audit/catalogue.ts); docs/actions.md
-  // the HTTP status of each failure, which the transport decides (src/http/middleware/seal.ts).
+  // the HTTP status of each failure, which the transport decides (src/http/middleware/envelope.ts).
   docs: ['protocol', 'domain', 'config', 'actions', 'audit', 'http', 'package-dir'],
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,

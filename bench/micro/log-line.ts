@@ -8,8 +8,7 @@
 import { createHmac } from 'node:crypto';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { createLogger } from '../../src/log/logger.js';
-import { piiHasher } from '../../src/log/pii.js';
+import { createLogger, piiHasher } from '../../src/log/logger.js';
 
 const lines = Number(process.argv[2] ?? 200_000);
 

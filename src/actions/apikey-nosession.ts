@@ -8,7 +8,7 @@ import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
 import { formatDateTime } from '../protocol/index.js';
 import type { ActionOutput, Problem } from '../protocol/index.js';
-import { normaliseIp } from '../protocol/ip.js';
+import { normaliseIp } from '../protocol/addresses.js';
 import type { NoSessionKeyRecord, RefreshRecord } from '../services/store/api-keys.js';
 import { badLifetime, grantedKeyAccess, isProblem, keyAccess, lifetime, requestedFields } from './apikey-access.js';
 import { checkedKey, REVOKE_FAILURES, revokeKey, VERIFY_FAILURES } from './apikey-presented.js';

@@ -6,7 +6,7 @@
  * A refusal records nothing. The SMTP settings come from the configuration only: per-request
  * `email*` items (the reference's) are ignored.
  */
-import { normaliseEmail } from '../protocol/email-address.js';
+import { normaliseEmail } from '../protocol/addresses.js';
 import { fail, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { isSafeAddress, isSafeHeaderText } from '../services/mail/headers.js';

@@ -14,7 +14,7 @@ import { isBoundedDict, mergeDict } from '../domain/json-dict.js';
 import { CAS_ATTEMPTS, casBackoff } from './cas-retry.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
-import { normaliseIp } from '../protocol/ip.js';
+import { normaliseIp } from '../protocol/addresses.js';
 
 const DAY_MS = 86_400_000;
 

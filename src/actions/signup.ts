@@ -6,7 +6,7 @@ import { checkSignupEmail } from '../accounts/email.js';
 import { holdsLink, normaliseFullName } from '../accounts/full-name.js';
 import { isBoundedDict } from '../domain/json-dict.js';
 import { fail, invalid, ok } from '../domain/result.js';
-import { uuidV4 } from '../domain/random.js';
+import { uuidV4 } from '../domain/tokens.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { signupActions } from '../protocol/actions/signup.js';

@@ -1,4 +1,8 @@
-/** The narrow ports the composition root (src/app/app.ts) injects; tests pass their own. */
+/**
+ * The narrow ports the composition root (src/app/app.ts) injects, and the system's own clock and
+ * randomness behind them; tests pass their own.
+ */
+import { randomBytes } from 'node:crypto';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -10,6 +14,9 @@ export interface Random {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** The operating system's CSPRNG (node:crypto), one call per request of bytes. */
+export const randomSource: Random = { bytes: (length) => randomBytes(length) };
 
 /** Makes the stored hash of a new password (the seed's view of services/passwords/hashing.ts). */
 export interface PasswordHasher {

@@ -1,5 +1,15 @@
+/** What is made from injected randomness: UUIDs and tokens, and the hash a token is stored as. */
 import { createHash } from 'node:crypto';
 import type { Random } from './ports.js';
+
+/** A UUIDv4 from injected randomness (RFC 9562 §5.4). */
+export function uuidV4(random: Random): string {
+  const b = random.bytes(16);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** Session tokens, API key `tkn` and refresh tokens: 32 random bytes, base64url, 43 characters. */
 export function newToken(random: Random): string {

@@ -16,12 +16,10 @@ import type { HttpDeps } from './deps.js';
 import { admit } from './middleware/admit.js';
 import { dispatch } from './middleware/dispatch.js';
 import { echo } from './middleware/echo.js';
-import { envelope } from './middleware/envelope.js';
+import { envelope, open, seal } from './middleware/envelope.js';
 import { health } from './health.js';
 import { scrapeMetrics } from './middleware/metrics.js';
-import { open } from './middleware/open.js';
-import { seal } from './middleware/seal.js';
-import { sizeGuard } from './middleware/size-guard.js';
+import { sizeGuard } from './middleware/guards.js';
 import type { PipelineState } from './state.js';
 import { isLoopback } from './loopback.js';
 

@@ -9,7 +9,7 @@ import Koa from 'koa';
 import type { HttpDeps } from './deps.js';
 import { drainOf } from './drain.js';
 import type { Drain, DrainOptions } from './drain.js';
-import { hostGuard } from './middleware/host-guard.js';
+import { hostGuard } from './middleware/guards.js';
 import { countRequests } from './middleware/metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { mountRoutes } from './routes.js';

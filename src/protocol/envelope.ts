@@ -5,10 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { isActionName } from './actions/index.js';
 import type { ActionName } from './actions/index.js';
-import { decodeBase64 } from './base64.js';
-import { fernetDecrypt, fernetEncrypt, parseFernetKey } from './fernet.js';
+import { decodeBase64, fernetDecrypt, fernetEncrypt, parseFernetKey } from './fernet.js';
 import type { FernetFailure, FernetKey } from './fernet.js';
-import { isIpAddress } from './ip.js';
+import { isIpAddress } from './addresses.js';
 import { REQID_MAX_LENGTH } from './messages.js';
 import type { RequestId } from './messages.js';
 

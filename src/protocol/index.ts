@@ -2,7 +2,6 @@
  * The wire protocol, shared by the server and the client. It depends on nothing but node: built-ins
  * and TypeBox (schemas are data), so a frontend importing the client never loads the server.
  */
-export * from './base64.js';
 export * from './fernet.js';
 export * from './envelope.js';
 export * from './messages.js';
@@ -10,7 +9,7 @@ export * from './schema-kit.js';
 export * from './datetime.js';
 export * from './failure-codes.js';
 export * from './rate-class.js';
-export { normaliseEmail } from './email-address.js';
+export { normaliseEmail } from './addresses.js';
 export type { ActionSpec } from './action-spec.js';
 export { actionSpecs, actionNames, isActionName } from './actions/index.js';
 export type { ActionName, ActionInput, ActionOutput, ActionSuccess, ActionFailure } from './actions/index.js';

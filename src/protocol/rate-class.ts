@@ -7,7 +7,7 @@
  * item counts only when it has the type and size it would need to pass validation; otherwise the next
  * item is tried, and with none the IP alone keys the bucket (still limited, just more coarsely).
  */
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from './addresses.js';
 import { LIMITS, MAX_ID } from './schema-kit.js';
 
 /** The group buckets; `internal-*` actions have none (per IP only). */

@@ -3,7 +3,7 @@
  * the TypeScript type the client sees). The bounds here are the column sizes and ranges of storage,
  * so bad input is refused before it reaches SQL and every database answers alike.
  *
- * Two names are ours and must be registered with the validator (see src/actions/validate.ts):
+ * Two names are ours and must be registered with the validator (see createAjv in src/actions/dispatch.ts):
  * - format `text`: well-formed UTF-16 (no lone surrogates) and no NUL;
  * - format `ip`: an IPv4 or IPv6 address without a zone;
  * - keyword `x-json-dict`: a JSON object at most MAX_DICT_DEPTH deep with at most MAX_DICT_ENTRIES

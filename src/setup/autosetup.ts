@@ -8,13 +8,11 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, wr
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { SHIPPED_CONFVARS } from '../app/config/paths.js';
-import { PKG_DIR } from '../package-dir.js';
+import { SHIPPED_CONFVARS, PKG_DIR } from '../package-dir.js';
 import { createHasher } from '../services/passwords/hashing.js';
 import type { PasswordHasher } from '../services/passwords/hashing.js';
-import { systemClock } from '../domain/ports.js';
+import { systemClock, randomSource } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
-import { randomSource } from '../domain/random.js';
 import { COPY_SCHEMA_FILE, policyCopy } from '../services/policy/copy.js';
 import { loadPolicyFile } from '../services/policy/load.js';
 import { generateFernetKey } from '../protocol/index.js';

@@ -3,11 +3,10 @@
  * primary before it forks (docs/design.md#worker-processes). Safe when instances start together.
  */
 import type { Config } from '../app/config/load.js';
-import { systemClock } from '../domain/ports.js';
+import { systemClock, randomSource } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
-import { randomSource } from '../domain/random.js';
 import type { Logger } from '../log/logger.js';
-import { piiHasher } from '../log/pii.js';
+import { piiHasher } from '../log/logger.js';
 import { createHasher } from '../services/passwords/hashing.js';
 import { MAINTENANCE_LIMITS } from '../services/store/db.js';
 import { openStore } from '../services/store/index.js';

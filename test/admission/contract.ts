@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { backoffKey } from '../../src/services/admission/buckets.js';
-import type { Bucket } from '../../src/services/admission/gcra.js';
-import { retryAfterSeconds } from '../../src/services/admission/gcra.js';
+import { backoffKey, retryAfterSeconds } from '../../src/services/admission/buckets.js';
+import type { Bucket } from '../../src/services/admission/buckets.js';
 import { DEFAULT_RATE_POLICY } from '../../src/services/admission/rate-limits.js';
-import { replayKey } from '../../src/services/admission/replay.js';
+import { replayKey } from '../../src/services/admission/memory-store.js';
 import type { Admission, AdmissionStore, ReplayEntry } from '../../src/services/admission/store.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { buckets, policy } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { bucketsFor } from '../../src/services/admission/buckets.js';
-import type { Bucket } from '../../src/services/admission/gcra.js';
+import type { Bucket } from '../../src/services/admission/buckets.js';
 import type { RatePolicy } from '../../src/services/admission/rate-limits.js';
 import { parseRateLimits } from '../../src/services/admission/rate-limits.js';
 import { actionNames, actionSpecs, isActionName } from '../../src/protocol/index.js';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { memoryAdmissionStore } from '../../src/services/admission/memory-store.js';
+import { memoryAdmissionStore, replayKey } from '../../src/services/admission/memory-store.js';
 import { primaryAdmissionClient } from '../../src/services/admission/primary-client.js';
-import { replayKey } from '../../src/services/admission/replay.js';
 import type { Channel } from '../../src/services/admission/primary-messages.js';
 import { serveAdmission } from '../../src/services/admission/primary-server.js';
 import { admissionContract } from './contract.js';

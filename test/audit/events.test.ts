@@ -12,7 +12,7 @@ import type { AuditEvent, AuditSink } from '../../src/services/audit/audit.js';
 import { AUDIT_EVENTS, auditEventNames } from '../../src/services/audit/catalogue.js';
 import type { AuditEventName } from '../../src/services/audit/catalogue.js';
 import { parseRateLimits } from '../../src/services/admission/index.js';
-import { piiHasher } from '../../src/log/pii.js';
+import { piiHasher } from '../../src/log/logger.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { actionNames } from '../../src/protocol/index.js';
 import { GOOD_PASSWORD, openSession } from '../helpers/accounts.js';

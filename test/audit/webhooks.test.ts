@@ -15,7 +15,7 @@ import { createWebhookSender, parseWebhookSecret, webhookSignature } from '../..
 import type { AuditRecord } from '../../src/services/audit/audit.js';
 import { loadConfig } from '../../src/app/config/load.js';
 import { createLogger } from '../../src/log/logger.js';
-import { randomSource } from '../../src/domain/random.js';
+import { randomSource } from '../../src/domain/ports.js';
 import { GOOD_PASSWORD, openSession } from '../helpers/accounts.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { startTestServer } from '../helpers/server.js';

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/app/config/load.js';
-import { SHIPPED_CONFVARS } from '../../src/app/config/paths.js';
+import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { tempDir } from '../helpers/temp.js';
 

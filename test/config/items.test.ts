@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { loadConfVars } from '../../src/app/config/confvars.js';
 import { flag, int, optional, path, required, structured } from '../../src/app/config/decoders.js';
 import { ITEMS } from '../../src/app/config/items.js';
-import { SHIPPED_CONFVARS } from '../../src/app/config/paths.js';
+import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { parsePassHash } from '../../src/app/config/settings.js';
 
 const item = { label: 'thing (--thing, AUTHSVC_THING)', basedir: '/srv/authsvc' };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/app/config/load.js';
-import { SHIPPED_CONFVARS } from '../../src/app/config/paths.js';
+import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'authsvc-retrieval-'));

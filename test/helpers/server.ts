@@ -12,7 +12,7 @@ import type { AuditSink } from '../../src/services/audit/audit.js';
 import type { WebhookTuning } from '../../src/services/audit/webhooks.js';
 import type { RunningApp } from '../../src/app/app.js';
 import type { Config } from '../../src/app/config/load.js';
-import type { HashQueue, HashQueueOptions } from '../../src/services/passwords/hash-queue.js';
+import type { HashQueue, HashQueueOptions } from '../../src/services/passwords/hashing.js';
 import { createHasher } from '../../src/services/passwords/hashing.js';
 import { loadConfig } from '../../src/app/config/load.js';
 import { generateFernetKey, openJson, sealJson } from '../../src/protocol/index.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_RATE_POLICY } from '../../src/services/admission/index.js';
-import { REDIS_DOWN_MESSAGE } from '../../src/services/admission/fallback.js';
+import { REDIS_DOWN_MESSAGE } from '../../src/services/admission/store.js';
 import { freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';

@@ -8,8 +8,7 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import TransportStream from 'winston-transport';
-import { createLogger } from '../../src/log/logger.js';
-import { memoisedHasher, piiHasher } from '../../src/log/pii.js';
+import { createLogger, memoisedHasher, piiHasher } from '../../src/log/logger.js';
 
 /** A stream that keeps every chunk it is given. */
 function recorder(): Writable & { chunks: string[]; lines: () => string[] } {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { randomSource } from '../../src/domain/random.js';
+import { randomSource } from '../../src/domain/ports.js';
 import { withCleanupLock } from '../../src/services/store/cleanup.js';
 import { timeToDb } from '../../src/services/store/dialect.js';
 import { openStore } from '../../src/services/store/index.js';

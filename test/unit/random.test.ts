@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { randomSource } from '../../src/domain/random.js';
+import { randomSource } from '../../src/domain/ports.js';
 
 describe('randomness', () => {
   it('never hands out the same bytes twice', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { memoryReplayCache, replayKey, ReplaySet } from '../../src/services/admission/replay.js';
+import { memoryReplayCache, replayKey, ReplaySet } from '../../src/services/admission/memory-store.js';
 
 /**
  * The definition the set must behave as, written another way: one flat set of (key, 10-second bucket of

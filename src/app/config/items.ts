@@ -4,7 +4,7 @@
  * (the TLS certificate and key). load.ts assembles the decoded values into a Config.
  */
 import { isIP } from 'node:net';
-import { normaliseHost } from '../../protocol/host.js';
+import { normaliseHost } from '../../protocol/addresses.js';
 import { parseRateLimits } from '../../services/admission/index.js';
 import type { RatePolicy } from '../../services/admission/index.js';
 import { actionNames, parseKeyring } from '../../protocol/index.js';

@@ -10,8 +10,7 @@ import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '
 import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../../services/admission/index.js';
 import type { Next } from 'koa';
 import type { AuditSink } from '../../services/audit/audit.js';
-import type { Logger } from '../../log/logger.js';
-import type { Pii } from '../../log/pii.js';
+import type { Logger, Pii } from '../../log/logger.js';
 import { actionSpecs } from '../../protocol/index.js';
 import { plain } from '../plain.js';
 import { earlier } from '../state.js';

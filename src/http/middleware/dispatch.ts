@@ -3,7 +3,7 @@
  * get the body and the request's meta, never the Koa context.
  */
 import type { Dispatcher } from '../../actions/dispatch.js';
-import type { Pii } from '../../log/pii.js';
+import type { Pii } from '../../log/logger.js';
 import { earlier } from '../state.js';
 import type { Step } from '../state.js';
 

@@ -4,13 +4,14 @@
  *
  * Memory bound: at most `maxBuckets` rate buckets (default 100,000, ~15 MB) and `maxBackoffKeys` back-off
  * counters (default 100,000), least recently written dropped first; buckets that have refilled are
- * forgotten as they are met. The replay set holds only unexpired tokens (see replay.ts).
+ * forgotten as they are met. The replay set holds only unexpired tokens (below).
  * Dropping a throttled bucket early only gives its key a fresh burst back: never a wrong refusal.
+ *
+ * Here too are the two bounded structures it keeps: the size-bounded map (buckets, back-off counters;
+ * the report gate's too) and the replay set.
  */
-import type { Bucket } from './gcra.js';
-import { decide, toMicros } from './gcra.js';
-import { BoundedMap } from './bounded-map.js';
-import { ReplaySet } from './replay.js';
+import type { Bucket } from './buckets.js';
+import { decide, toMicros } from './buckets.js';
 import type { Admission, AdmissionStore, ReplayEntry } from './store.js';
 import { BACKOFF_MEMORY_MS, backoffWaitMs, rateLimited } from './store.js';
 
@@ -78,4 +79,130 @@ export function memoryAdmissionStore(options: MemoryStoreOptions = {}): MemoryAd
     },
   };
   return store;
+}
+
+/**
+ * A Map with a hard size bound, least recently written first out. Attackers choose bucket keys
+ * (tokens, emails, 2^32 IPs), so every memory structure keyed by them needs a bound like this one.
+ */
+export class BoundedMap<V> {
+  private readonly map = new Map<string, V>();
+
+  constructor(readonly limit: number) {
+    if (!(limit >= 1)) throw new Error('BoundedMap needs a limit of at least 1');
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+
+  /** Writes move the key to the back; the oldest write is dropped once over the limit. */
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    while (this.map.size > this.limit) this.dropOldest();
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
+  /** Drops up to `count` of the oldest entries while `stale` says so: cheap incremental clean-up. */
+  sweep(stale: (value: V) => boolean, count: number): void {
+    for (let i = 0; i < count; i++) {
+      const first = this.map.entries().next();
+      if (first.done === true || !stale(first.value[1])) return;
+      this.map.delete(first.value[0]);
+    }
+  }
+
+  private dropOldest(): void {
+    const first = this.map.keys().next();
+    if (first.done !== true) this.map.delete(first.value);
+  }
+}
+
+/**
+ * Replay refusal (docs/design.md#freshness-and-replay): a state-changing request token is accepted once within its
+ * validity window. Keyed on a 128-bit prefix of the token's HMAC, never on the body text (many bodies
+ * decode to one token). Entries live in a Set per 10-second bucket of expiry, so whole buckets are
+ * dropped once every token in them has expired anyway; memory holds only live tokens (bounded by the
+ * accepted-token rate × `messagettl`, since only tokens that passed the freshness check are recorded).
+ */
+
+const BUCKET_MS = 10_000;
+const KEY_BYTES = 16;
+
+/** The replay-cache key of a token: its HMAC's first 128 bits, base64. */
+export function replayKey(mac: Buffer): string {
+  return mac.toString('base64', 0, KEY_BYTES);
+}
+
+/** A key is replayKey()'s output: 16 bytes in base64 (24 characters, 2 of padding). Else a programming error. */
+function checkKey(key: string): void {
+  if (key.length !== 24 || !key.endsWith('==')) throw new TypeError('a replay key is 16 bytes in base64 (replayKey)');
+}
+
+/** The string-keyed set the admission stores use: check first, record only once admitted. */
+export class ReplaySet {
+  private readonly buckets = new Map<number, Set<string>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(key: string, nowMs: number): boolean {
+    checkKey(key);
+    this.prune(nowMs);
+    for (const keys of this.buckets.values()) if (keys.has(key)) return true;
+    return false;
+  }
+
+  add(key: string, expiresAtMs: number): void {
+    checkKey(key);
+    const slot = Math.floor(expiresAtMs / BUCKET_MS);
+    let keys = this.buckets.get(slot);
+    if (keys === undefined) {
+      keys = new Set();
+      this.buckets.set(slot, keys);
+    }
+    if (keys.has(key)) return;
+    keys.add(key);
+    this.count++;
+  }
+
+  private prune(nowMs: number): void {
+    for (const [slot, keys] of this.buckets) {
+      if ((slot + 1) * BUCKET_MS <= nowMs) {
+        this.count -= keys.size;
+        this.buckets.delete(slot);
+      }
+    }
+  }
+}
+
+export interface ReplayCache {
+  /** Records the token; false when it was already recorded (a replay). */
+  admit(mac: Buffer, expiresAtMs: number, nowMs: number): boolean;
+  readonly size: number;
+}
+
+export function memoryReplayCache(): ReplayCache {
+  const set = new ReplaySet();
+  return {
+    admit(mac, expiresAtMs, nowMs) {
+      const key = replayKey(mac);
+      if (set.has(key, nowMs)) return false;
+      set.add(key, expiresAtMs);
+      return true;
+    },
+    get size() {
+      return set.size;
+    },
+  };
 }

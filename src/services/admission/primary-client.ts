@@ -3,7 +3,7 @@
  * primary's memory store (primary-server.ts). A call unanswered within `timeoutMs` fails, so a stuck
  * primary shows up as an error rather than a hung request.
  */
-import type { Bucket } from './gcra.js';
+import type { Bucket } from './buckets.js';
 import type { AdmissionCall, Channel } from './primary-messages.js';
 import { REQUEST_TAG, isAnswerMessage } from './primary-messages.js';
 import type { Admission, AdmissionStore, ReplayEntry } from './store.js';

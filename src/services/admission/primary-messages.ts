@@ -4,7 +4,7 @@
  * a two-method channel, so tests run without node:cluster and the lead wires `process.send` (worker) or
  * `worker.send` (primary) to it.
  */
-import type { Bucket } from './gcra.js';
+import type { Bucket } from './buckets.js';
 import type { Admission, ReplayEntry } from './store.js';
 
 export interface Channel {

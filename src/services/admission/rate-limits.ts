@@ -50,7 +50,7 @@ export const STRICT_ACTION_LIMITS: ReadonlyMap<string, number> = new Map([
 
 export const DEFAULT_RATE_POLICY: RatePolicy = { ...DEFAULT_GROUP_LIMITS, actions: STRICT_ACTION_LIMITS };
 
-/** Large enough for any real limit, small enough that GCRA times stay exact integers (see gcra.ts). */
+/** Large enough for any real limit, small enough that GCRA times stay exact integers (see the GCRA in buckets.ts). */
 export const MAX_PER_MINUTE = 10_000_000;
 
 export type RateLimitsParse =

@@ -1,6 +1,6 @@
 /**
  * The one Lua script per admission (Redis runs it atomically): the replay check, every GCRA bucket
- * (gcra.ts's `decide`, line for line), then the writes, all or nothing. The app's clock comes in as
+ * (buckets.ts's `decide`, line for line), then the writes, all or nothing. The app's clock comes in as
  * ARGV (never Redis TIME), so frozen-clock tests and several instances agree with the memory store.
  * Numbers are written with `%.0f`: Lua 5.1's tostring keeps only 14 digits and epoch µs have 16.
  *

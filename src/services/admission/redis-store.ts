@@ -1,7 +1,8 @@
 /**
  * The admission store shared by instances: Redis through ioredis, one Lua script per admission
  * (redis-script.ts). Options follow docs/design.md#ioredis-no-offline-queue-short-timeouts: no offline queue and short
- * timeouts, so a Redis that is down or hanging fails a request in about 100 ms and the fallback (fallback.ts) answers.
+ * timeouts, so a Redis that is down or hanging fails a request in about 100 ms and the fallback (fallbackStore,
+ * store.ts) answers.
  * TLS (`rediss://`), user and password come from the URL.
  *
  * A connection that lost bytes stays open in ioredis, every later answer matched to the wrong command,
@@ -11,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Bucket } from './gcra.js';
-import { cellOf, toMicros } from './gcra.js';
+import type { Bucket } from './buckets.js';
+import { cellOf, toMicros } from './buckets.js';
 import { ADMIT_LUA, FAILURE_LUA } from './redis-script.js';
 import type { Admission, AdmissionStore, ReplayEntry } from './store.js';
 import { BACKOFF_MEMORY_MS, backoffWaitMs, rateLimited } from './store.js';

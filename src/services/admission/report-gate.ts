@@ -2,7 +2,7 @@
  * "One log line and an audit event per (key, minute) at most" for rate-limit refusals: a flood of 429s
  * from one client must not become a flood of log lines. Bounded like every map keyed by client input.
  */
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from './memory-store.js';
 
 export class ReportGate {
   private readonly last: BoundedMap<number>;

@@ -4,8 +4,7 @@
  * fans one event out to every sink it wires (src/app/app.ts).
  */
 import type { Clock } from '../../domain/ports.js';
-import type { Logger } from '../../log/logger.js';
-import type { Pii } from '../../log/pii.js';
+import type { Logger, Pii } from '../../log/logger.js';
 import type { RequestId } from '../../protocol/index.js';
 import { AUDIT_EVENTS } from './catalogue.js';
 import type { AuditDetail, AuditEventName } from './catalogue.js';
@@ -38,7 +37,7 @@ export interface AuditRecord {
   /** ISO 8601, from the server's clock when the event was recorded. */
   readonly time: string;
   readonly reqid: RequestId | null;
-  /** Keyed digests (src/log/pii.ts), present when the subject had them. */
+  /** Keyed digests (piiHasher, src/log/logger.ts), present when the subject had them. */
   readonly user?: string;
   readonly ip?: string;
   readonly email?: string;

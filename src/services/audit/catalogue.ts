@@ -7,7 +7,7 @@
  *
  * Detail fields carry counts, codes, roles, hashes of policies: never a password, token, key or email.
  * Who and from where (user id, IP address, presented email) go in the event's subject and are written
- * only as keyed digests (src/log/pii.ts).
+ * only as keyed digests (piiHasher, src/log/logger.ts).
  */
 
 export type FieldType = 'string' | 'number' | 'boolean';

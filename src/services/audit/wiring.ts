@@ -6,7 +6,7 @@
  */
 import type { Clock, Random } from '../../domain/ports.js';
 import type { Logger } from '../../log/logger.js';
-import { piiHasher } from '../../log/pii.js';
+import { piiHasher } from '../../log/logger.js';
 import { fanOut, logOutlet, publishingSink } from './audit.js';
 import type { AuditSink } from './audit.js';
 import { createWebhookSender } from './webhooks.js';

@@ -3,12 +3,73 @@
  * (m=12 MiB, t=3, p=1, of equal strength in OWASP's table to its first choice m=19 MiB, t=2, with less memory) or scrypt (scrypt-kdf format). Both kinds
  * always verify, whatever is configured, and so do the reference's argon2 hashes (argon2-cffi PHC
  * strings), so users can be imported. A verification says when the stored hash should be replaced.
+ * The server runs them through the hash queue (below), which bounds how many run at once.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { hash as argon2Hash, needsRehash as argon2NeedsRehash, verify as argon2Verify } from 'argon2';
 import * as scryptModule from 'scrypt-kdf';
+import { UnavailableError } from '../../domain/errors.js';
 import type { PasswordHasher as HashPort } from '../../domain/ports.js';
-import type { HashQueue } from './hash-queue.js';
+
+/**
+ * The hash queue: admission of hashing work (docs/design.md#passwords,
+ * docs/design.md#hashing-on-the-thread-pool). Password hashes run on libuv's thread pool, off the event loop; this
+ * bounds how many run at once in this process (about the core count divided among the workers) and how many may wait. When the queue is full the request is answered at once
+ * with 503 and Retry-After instead of queueing without limit: under a login flood latency stays
+ * bounded and the machine keeps serving everything else.
+ */
+
+export interface HashQueue {
+  run<T>(task: () => Promise<T>): Promise<T>;
+  readonly running: number;
+  readonly waiting: number;
+}
+
+export interface HashQueueOptions {
+  readonly concurrency: number;
+  readonly maxWaiting: number;
+}
+
+/** The budget of one process when `workers` processes share the machine. */
+export function defaultHashQueueOptions(workers: number): HashQueueOptions {
+  const concurrency = Math.max(1, Math.floor(availableParallelism() / Math.max(1, workers)));
+  return { concurrency, maxWaiting: 32 * concurrency };
+}
+
+export function createHashQueue(options: HashQueueOptions): HashQueue {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const release = (): void => {
+    running--;
+    const next = waiting.shift();
+    if (next !== undefined) {
+      running++;
+      next();
+    }
+  };
+  return {
+    async run(task) {
+      if (running >= options.concurrency) {
+        if (waiting.length >= options.maxWaiting) throw new UnavailableError('busy');
+        await new Promise<void>((resolve) => waiting.push(resolve));
+      } else {
+        running++;
+      }
+      try {
+        return await task();
+      } finally {
+        release();
+      }
+    },
+    get running() {
+      return running;
+    },
+    get waiting() {
+      return waiting.length;
+    },
+  };
+}
 
 /** The kind and parameters of new hashes (`--passhash`). */
 export type PassHashSpec =

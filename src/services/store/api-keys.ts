@@ -1,7 +1,7 @@
 /**
  * The repo of the key aggregates (docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens,
  * docs/design.md#database-urls-times-and-models): session-tied keys, no-session keys and their refresh tokens, over the
- * Objection models in models/. Every token is stored only as its SHA-256 hash. The verify lookups are hot reads (cached
+ * Objection models in models.ts. Every token is stored only as its SHA-256 hash. The verify lookups are hot reads (cached
  * prepared statements); the rest goes through the models.
  *
  * Rotation is one transaction that starts by claiming the old refresh token with a conditional UPDATE
@@ -15,7 +15,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db, Tx } from './db.js';
-import type { Models } from './models/bind.js';
+import type { Models } from './models.js';
 import type { Row } from './records.js';
 
 /** What every key records: the fields of its dict, with the token as its hash. */

@@ -5,7 +5,7 @@
  * given back (`releaseForgotPass`), so a refused request records nothing. These marks are not edits
  * of the account: `last_updated` stays as it is.
  */
-import type { Models } from './models/bind.js';
+import type { Models } from './models.js';
 
 const FORGOT = 'emailforgotpass_sent_datetime';
 const VERIFY = 'emailverify_sent_datetime';

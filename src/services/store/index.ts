@@ -1,11 +1,11 @@
 /**
- * The store: repos by aggregate (users, sessions) over Objection models (models/), on one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
+ * The store: repos by aggregate (users, sessions) over Objection models (models.ts), on one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
  * records and take times from the caller's injected clock, never from the database. Every repo is
  * wrapped once here so that a database that cannot be reached surfaces as `UnavailableError`
- * (503), never as a 500 (unavailable.ts).
+ * (503), never as a 500 (availability.ts).
  */
 import { apiKeyRepo } from './api-keys.js';
-import { availability } from './availability.js';
+import { availability, CALL_DEADLINE_MS, guardRepo } from './availability.js';
 import type { AvailabilityEvent } from './availability.js';
 import type { ApiKeyRepo } from './api-keys.js';
 import { purgeExpired } from './cleanup.js';
@@ -16,11 +16,10 @@ import type { Dialect } from './dialect.js';
 import { rememberKnex } from './direct-sql.js';
 import { migrate } from './migrations.js';
 import { openDb } from './open-db.js';
-import { bindModels } from './models/bind.js';
+import { bindModels } from './models.js';
 import type { MigrateOptions } from './migrations.js';
 import { sessionRepo } from './sessions.js';
 import type { SessionRepo } from './sessions.js';
-import { CALL_DEADLINE_MS, guardRepo } from './unavailable.js';
 import type { DatabaseTarget } from './url.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
@@ -62,7 +61,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
   const { knex, dialect } = db;
   const models = bindModels(knex, dialect);
   const watch = availability();
-  // SQLite's synchronous driver needs no per-call timer (unavailable.ts).
+  // SQLite's synchronous driver needs no per-call timer (availability.ts).
   const deadlineMs = dialect === 'sqlite' ? null : CALL_DEADLINE_MS;
   const store: Store = {
     dialect,

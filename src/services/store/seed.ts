@@ -4,8 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import type { Clock, PasswordHasher, Random } from '../../domain/ports.js';
-import { uuidV4 } from '../../domain/random.js';
-import { newToken } from '../../domain/tokens.js';
+import { uuidV4, newToken } from '../../domain/tokens.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../../domain/fixed-accounts.js';
 import type { NewUser, UserRepo } from './users.js';
 

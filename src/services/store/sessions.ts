@@ -5,7 +5,7 @@
  */
 import type { Db } from './db.js';
 import { jsonToDb } from './dialect.js';
-import type { Models } from './models/bind.js';
+import type { Models } from './models.js';
 import { SESSION_COLUMNS, USER_COLUMNS } from './records.js';
 import type { Row, SessionRecord, UserRecord } from './records.js';
 

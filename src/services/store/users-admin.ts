@@ -9,8 +9,7 @@
 import { UniqueViolationError, raw, ref } from 'objection';
 import { fenceUser } from './api-keys.js';
 import type { Db, Tx } from './db.js';
-import type { Models } from './models/bind.js';
-import type { UserModel } from './models/user.js';
+import type { Models, UserModel } from './models.js';
 import { USER_COLUMNS } from './records.js';
 import type { UserRecord } from './records.js';
 import type { UserChanges, UserRepo } from './user-repo.js';

@@ -6,8 +6,7 @@
  * too, one per number of ids. Listings go through the model.
  */
 import type { Db } from './db.js';
-import type { Models } from './models/bind.js';
-import type { UserModel } from './models/user.js';
+import type { Models, UserModel } from './models.js';
 import { USER_COLUMNS } from './records.js';
 import type { Row, UserRecord } from './records.js';
 import type { Credentials, EditableUser, UserRepo } from './user-repo.js';

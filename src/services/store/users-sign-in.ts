@@ -14,8 +14,7 @@
  * Never read a value, await something (an argon2 verify) and write it back outside the lock.
  */
 import type { Db } from './db.js';
-import type { Models } from './models/bind.js';
-import type { UserModel } from './models/user.js';
+import type { Models, UserModel } from './models.js';
 import { USER_COLUMNS } from './records.js';
 import type { FailureCount, NewSignup, NewUser, SignupOutcome, UserRepo } from './user-repo.js';
 

@@ -13,7 +13,7 @@
  */
 import type { Db } from './db.js';
 import { emailMarksRepo } from './email-marks.js';
-import type { Models } from './models/bind.js';
+import type { Models } from './models.js';
 import type { UserRepo } from './user-repo.js';
 import { userAdmin } from './users-admin.js';
 import { userReads } from './users-read.js';

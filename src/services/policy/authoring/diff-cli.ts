@@ -11,7 +11,7 @@ import { formatDiff } from './diff-format.js';
 import { compilePolicyFile } from './policy-file.js';
 
 function load(path: string): DiffSide | string[] {
-  const compiled = compilePolicyFile(callerPath(path, readEnvironment()));
+  const compiled = compilePolicyFile(callerPath(path, readEnvironment()['INIT_CWD']));
   return compiled.ok ? { doc: compiled.document, compiled: compiled.compiled } : compiled.problems;
 }
 

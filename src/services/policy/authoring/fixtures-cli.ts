@@ -10,13 +10,13 @@ import { matrixSize, runFixture } from './fixture-run.js';
 import { compilePolicyFile } from './policy-file.js';
 
 function main(args: readonly string[]): number {
-  const env = readEnvironment();
+  const initCwd = readEnvironment()['INIT_CWD'];
   const [policyPath, ...fixturePaths] = args;
   if (policyPath === undefined || fixturePaths.length === 0) {
     process.stderr.write('usage: npm run policy:test -- POLICY FIXTURE...\n');
     return 2;
   }
-  const loaded = compilePolicyFile(callerPath(policyPath, env));
+  const loaded = compilePolicyFile(callerPath(policyPath, initCwd));
   if (!loaded.ok) {
     process.stderr.write(`policy:test: the policy is invalid:\n${loaded.problems.map((p) => `  - ${p}\n`).join('')}`);
     return 2;
@@ -27,7 +27,7 @@ function main(args: readonly string[]): number {
   let unreadable = false;
   const covered = new Set<string>();
   for (const path of fixturePaths) {
-    const fixture = loadFixtureFile(callerPath(path, env));
+    const fixture = loadFixtureFile(callerPath(path, initCwd));
     if (!fixture.ok) {
       unreadable = true;
       process.stderr.write(`${path}: not a decision table:\n${fixture.problems.map((p) => `  - ${p}\n`).join('')}`);

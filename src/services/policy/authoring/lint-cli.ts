@@ -36,7 +36,7 @@ function main(args: readonly string[], out: NodeJS.WritableStream, err: NodeJS.W
   let problems = 0;
   const reports: Array<{ file: string; problems: PositionedProblem[] }> = [];
   for (const file of files) {
-    const outcome = lintFile(callerPath(file, readEnvironment()));
+    const outcome = lintFile(callerPath(file, readEnvironment()['INIT_CWD']));
     if (!outcome.ok) {
       unreadable = true;
       err.write(`policy:lint: ${outcome.error}\n`);
