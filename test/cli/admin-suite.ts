@@ -1,7 +1,7 @@
 /**
  * The admin command line on one database, through the real binary (src/bin.ts): every command, the two
  * output forms, passwords from stdin only, refusals with their exit codes, and a change that a server
- * running beside it sees at once. One test file per database (admin.test.ts, admin-pg.test.ts,
+ * running beside it sees at once. One test file per database (admin-sqlite.test.ts, admin-pg.test.ts,
  * admin-mysql.test.ts), so the three chains of child processes run side by side.
  */
 import assert from 'node:assert/strict';

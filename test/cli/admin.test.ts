@@ -3,14 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { generateFernetKey } from '../../src/protocol/index.js';
-import { forEachDatabase } from '../helpers/databases.js';
 import { tempDir } from '../helpers/temp.js';
-import { adminSuite, expectExit } from './admin-suite.js';
+import { expectExit } from './admin-suite.js';
 import { runAuthsvc } from './spawn.js';
 
 /**
- * The admin command line, through the real binary (src/bin.ts): its usage, then the database commands
- * on SQLite (admin-suite.ts; on the servers in admin-pg.test.ts and admin-mysql.test.ts).
+ * The admin command line, through the real binary (src/bin.ts): its usage. The database commands are in
+ * admin-suite.ts, run by admin-sqlite.test.ts, admin-pg.test.ts and admin-mysql.test.ts side by side.
  */
 const root = tempDir('admin');
 
@@ -74,6 +73,3 @@ describe('authsvc admin command line: usage', () => {
     expectExit(missing, 2, 'unreadable policy');
   });
 });
-
-// PostgreSQL and MariaDB/MySQL: admin-pg.test.ts, admin-mysql.test.ts.
-forEachDatabase(adminSuite, ['sqlite']);
