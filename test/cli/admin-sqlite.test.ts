@@ -1,0 +1,5 @@
+/** The admin command line on SQLite: the tests of admin-suite.ts, in a file of its own to run beside the others. */
+import { forEachDatabase } from '../helpers/databases.js';
+import { adminSuite } from './admin-suite.js';
+
+forEachDatabase(adminSuite, ['sqlite']);
