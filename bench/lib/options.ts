@@ -140,7 +140,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       values.rounds !== '1' ||
       values.instructions)
   )
-    throw new Error('--rounds, --wrk, --server, --node-arg and --instructions go with --quick, --hot-reads or --logins');
+    throw new Error(
+      '--rounds, --wrk, --server, --node-arg and --instructions go with --quick, --hot-reads or --logins',
+    );
   if (values.instructions && values.wrk) throw new Error('--instructions counts; --wrk measures load: choose one');
   const actions = quickActions ?? list(values.actions ?? BENCH_ACTIONS.join(','));
   const flag = quickActions === null ? 'actions' : 'quick';
