@@ -18,21 +18,17 @@ interface Coded {
   readonly message: string;
 }
 
-/** Every error in the chain: causes, Objection's `nativeError`, the parts of an AggregateError. */
+/** Every error in the chain: causes, the parts of an AggregateError. */
 function chain(error: unknown, depth = 0): Coded[] {
   if (!(error instanceof Error) || depth > 4) return [];
-  const fields = error as Error & { code?: unknown; errno?: unknown; syscall?: unknown; nativeError?: unknown };
+  const fields = error as Error & { code?: unknown; errno?: unknown; syscall?: unknown };
   const own: Coded = {
     code: typeof fields.code === 'string' ? fields.code : '',
     errno: typeof fields.errno === 'number' ? fields.errno : null,
     syscall: typeof fields.syscall === 'string' ? fields.syscall : '',
     message: error.message,
   };
-  const inner = [
-    ...('errors' in error && Array.isArray(error.errors) ? (error.errors as unknown[]) : []),
-    fields.nativeError,
-    error.cause,
-  ];
+  const inner = [...('errors' in error && Array.isArray(error.errors) ? (error.errors as unknown[]) : []), error.cause];
   return [own, ...inner.flatMap((next) => chain(next, depth + 1))];
 }
 

@@ -1,8 +1,8 @@
 /**
  * The repo of the key aggregates (docs/design.md#tokens-are-stored-hashed, docs/design.md#api-keys-and-refresh-tokens,
- * docs/design.md#database-urls-times-and-models): session-tied keys, no-session keys and their refresh tokens, over the
- * Objection models in models.ts. Every token is stored only as its SHA-256 hash. The verify lookups are hot reads (cached
- * prepared statements); the rest goes through the models.
+ * docs/design.md#database-urls-times-and-models): session-tied keys, no-session keys and their refresh tokens, over
+ * knex, their rows mapped by the tables' descriptors (tables.ts). Every token is stored only as its SHA-256 hash. The
+ * verify lookups are hot reads (cached prepared statements); the rest are knex builders.
  *
  * Rotation is one transaction that starts by claiming the old refresh token with a conditional UPDATE
  * (`rotated_at IS NULL`): of two concurrent refreshes with one token, in one process or several, exactly
@@ -15,8 +15,9 @@
  */
 import type { Knex } from 'knex';
 import type { Db, Tx } from './db.js';
-import type { Models } from './models.js';
+import { timeToDb } from './dialect.js';
 import type { Row } from './records.js';
+import { APIKEYS, NOSESSION_APIKEYS, REFRESH_TOKENS, SESSIONS, USERS, columnsToRow, rowToColumns } from './tables.js';
 
 /** What every key records: the fields of its dict, with the token as its hash. */
 export interface KeyRecord {
@@ -213,10 +214,10 @@ const currentGeneration = (row: string) => (join: Knex.JoinClause) =>
  * insert commits after the deletes below), and deletes the user's no-session keys and refresh tokens.
  * Returns how many keys. Every revocation goes through here.
  */
-export async function fenceUser(tx: Tx, { User, RefreshToken, NoSessionApiKey }: Models, userId: number) {
-  await tx.on(User.query()).where('user_id', userId).increment('credential_generation', 1);
-  await tx.on(RefreshToken.query()).where('user_id', userId).delete();
-  return tx.on(NoSessionApiKey.query()).where('user_id', userId).delete();
+export async function fenceUser(tx: Tx, knex: Knex, userId: number): Promise<number> {
+  await tx.on(knex(USERS.name)).where('user_id', userId).increment('credential_generation', 1);
+  await tx.on(knex(REFRESH_TOKENS.name)).where('user_id', userId).delete();
+  return tx.on(knex(NOSESSION_APIKEYS.name)).where('user_id', userId).delete();
 }
 
 /** Foreign-key violations: the session (or user) of a new key was deleted meanwhile. */
@@ -225,10 +226,15 @@ function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || errno === 1452 || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
-export function apiKeyRepo(db: Db, models: Models): ApiKeyRepo {
-  const { knex } = db;
-  const { ApiKey, NoSessionApiKey, RefreshToken, Session } = models;
-  const t = (ms: number): number | Date => ApiKey.dbTime(ms);
+export function apiKeyRepo(db: Db): ApiKeyRepo {
+  const { knex, dialect } = db;
+  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+  const sessionKeys = () => knex(APIKEYS.name);
+  const noSessionKeys = () => knex(NOSESSION_APIKEYS.name);
+  const refreshTokens = () => knex(REFRESH_TOKENS.name);
+  const newNoSessionKey = (key: NoSessionKeyRecord) =>
+    columnsToRow(NOSESSION_APIKEYS, dialect, { ...keyToJson(key), family_id: key.familyId });
+  const newRefresh = (refresh: RefreshRecord) => columnsToRow(REFRESH_TOKENS, dialect, refreshToJson(refresh));
 
   const sessionKey = db.hot('authsvc_session_apikey', () =>
     knex('apikeys as a')
@@ -254,7 +260,13 @@ export function apiKeyRepo(db: Db, models: Models): ApiKeyRepo {
   return {
     async createSessionKey(key) {
       try {
-        await ApiKey.query().insert({ ...keyToJson(key), session_hash: key.sessionHash, user_agent: key.userAgent });
+        await sessionKeys().insert(
+          columnsToRow(APIKEYS, dialect, {
+            ...keyToJson(key),
+            session_hash: key.sessionHash,
+            user_agent: key.userAgent,
+          }),
+        );
         return true;
       } catch (error) {
         if (isForeignKeyViolation(error)) return false;
@@ -264,68 +276,64 @@ export function apiKeyRepo(db: Db, models: Models): ApiKeyRepo {
 
     async findSessionKey(tknHash, now) {
       const row = await sessionKey.first([tknHash, t(now)]);
-      return row === undefined ? null : sessionKeyFromJson(ApiKey.parseRow(row));
+      return row === undefined ? null : sessionKeyFromJson(rowToColumns(APIKEYS, row));
     },
 
     async revokeSessionKey(tknHash) {
-      return (await ApiKey.query().where('tkn_hash', tknHash).delete()) > 0;
+      return (await sessionKeys().where('tkn_hash', tknHash).delete()) > 0;
     },
 
     async createNoSessionKey(key, refresh) {
       await db.transaction(async (tx) => {
-        await tx.on(NoSessionApiKey.query()).insert({ ...keyToJson(key), family_id: key.familyId });
-        await tx.on(RefreshToken.query()).insert(refreshToJson(refresh));
+        await tx.on(noSessionKeys()).insert(newNoSessionKey(key));
+        await tx.on(refreshTokens()).insert(newRefresh(refresh));
       });
     },
 
     async findNoSessionKey(tknHash) {
       const row = await noSessionKey.first([tknHash]);
-      return row === undefined ? null : noSessionKeyFromJson(NoSessionApiKey.parseRow(row));
+      return row === undefined ? null : noSessionKeyFromJson(rowToColumns(NOSESSION_APIKEYS, row));
     },
 
     revokeNoSessionKey: (tknHash) =>
       db.transaction(async (tx) => {
-        await tx.on(RefreshToken.query()).where('apikey_hash', tknHash).delete();
-        return (await tx.on(NoSessionApiKey.query()).where('tkn_hash', tknHash).delete()) > 0;
+        await tx.on(refreshTokens()).where('apikey_hash', tknHash).delete();
+        return (await tx.on(noSessionKeys()).where('tkn_hash', tknHash).delete()) > 0;
       }),
 
     revokeAllNoSession: (userId) =>
       db.transaction(async (tx) => {
-        await tx.on(RefreshToken.query()).where('user_id', userId).delete();
-        return tx.on(NoSessionApiKey.query()).where('user_id', userId).delete();
+        await tx.on(refreshTokens()).where('user_id', userId).delete();
+        return tx.on(noSessionKeys()).where('user_id', userId).delete();
       }),
 
     async findRefresh(tokenHash) {
       const row = await refreshToken.first([tokenHash]);
-      return row === undefined ? null : refreshFromJson(RefreshToken.parseRow(row));
+      return row === undefined ? null : refreshFromJson(rowToColumns(REFRESH_TOKENS, row));
     },
 
     rotate: (oldRefreshHash, oldKeyHash, now, key, refresh) =>
       db.transaction(async (tx) => {
         // The claim: only one request can move rotated_at from NULL (the row lock serialises them).
         const claimed = await tx
-          .on(RefreshToken.query())
+          .on(refreshTokens())
           .where('token_hash', oldRefreshHash)
           .whereNull('rotated_at')
-          .patch({ rotated_at: now });
+          .update(columnsToRow(REFRESH_TOKENS, dialect, { rotated_at: now }));
         if (claimed === 0) return false;
-        await tx.on(NoSessionApiKey.query()).where('tkn_hash', oldKeyHash).delete();
+        await tx.on(noSessionKeys()).where('tkn_hash', oldKeyHash).delete();
         // The old key's other refresh tokens (none are issued today) go with it; the rotated one stays
         // until it expires, so that presenting it again is recognised as reuse.
-        await tx
-          .on(RefreshToken.query())
-          .where('apikey_hash', oldKeyHash)
-          .whereNot('token_hash', oldRefreshHash)
-          .delete();
-        await tx.on(NoSessionApiKey.query()).insert({ ...keyToJson(key), family_id: key.familyId });
-        await tx.on(RefreshToken.query()).insert(refreshToJson(refresh));
+        await tx.on(refreshTokens()).where('apikey_hash', oldKeyHash).whereNot('token_hash', oldRefreshHash).delete();
+        await tx.on(noSessionKeys()).insert(newNoSessionKey(key));
+        await tx.on(refreshTokens()).insert(newRefresh(refresh));
         return true;
       }),
 
     revokeFamily: (familyId) =>
       db.transaction(async (tx) => {
-        await tx.on(RefreshToken.query()).where('family_id', familyId).delete();
-        return tx.on(NoSessionApiKey.query()).where('family_id', familyId).delete();
+        await tx.on(refreshTokens()).where('family_id', familyId).delete();
+        return tx.on(noSessionKeys()).where('family_id', familyId).delete();
       }),
 
     revokeForUser: (userId, options = {}) =>
@@ -333,12 +341,12 @@ export function apiKeyRepo(db: Db, models: Models): ApiKeyRepo {
         const ending = options.sessions ?? 'all';
         let sessions = 0;
         if (ending !== 'none') {
-          const query = tx.on(Session.query()).delete().where('user_id', userId);
+          const query = tx.on(knex(SESSIONS.name)).delete().where('user_id', userId);
           if (typeof ending === 'object') query.andWhereNot('token_hash', ending.keep);
           sessions = await query;
         }
         // Keys on the sessions just ended went with them (ON DELETE CASCADE).
-        const keys = await fenceUser(tx, models, userId);
+        const keys = await fenceUser(tx, knex, userId);
         // A kept session keeps its keys: they move past the fence with it.
         if (typeof ending === 'object') {
           await tx

@@ -105,8 +105,6 @@ export function isUnavailable(error: unknown, depth = 0): boolean {
   if ('errors' in error && Array.isArray(error.errors)) {
     if (error.errors.some((inner) => isUnavailable(inner, depth + 1))) return true; // AggregateError
   }
-  // Objection wraps driver errors (db-errors' DBError) and keeps the driver's own as `nativeError`.
-  if ('nativeError' in error && isUnavailable(error.nativeError, depth + 1)) return true;
   return isUnavailable(error.cause, depth + 1);
 }
 

@@ -89,16 +89,11 @@ interface PoolingClient {
 
 /**
  * An open transaction: the one pooled connection it holds. Statements reach it through `on`, which
- * sets the connection of a knex or Objection builder (knex's `.connection()`, which Objection passes
- * on); a builder left off it would wait for the pool, which the transaction holds.
+ * sets the connection of a knex builder (knex's `.connection()`); a builder left off it would wait
+ * for the pool, which the transaction holds.
  */
 export interface Tx {
-  on<Q extends Knex.QueryBuilder | Knex.Raw | ObjectionBuilder>(query: Q): Q;
-}
-
-/** An Objection query builder, as far as `Tx.on` needs it (Objection's typings omit `connection`). */
-interface ObjectionBuilder {
-  toKnexQuery(): Knex.QueryBuilder;
+  on<Q extends Knex.QueryBuilder | Knex.Raw>(query: Q): Q;
 }
 
 /**
@@ -115,7 +110,7 @@ export async function runTransaction<T>(knex: Knex, begin: string, work: (tx: Tx
         .then(() => undefined);
     const tx: Tx = {
       on(query) {
-        (query as unknown as { connection(c: unknown): unknown }).connection(connection);
+        query.connection(connection);
         return query;
       },
     };

@@ -5,7 +5,10 @@
  * given back (`releaseForgotPass`), so a refused request records nothing. These marks are not edits
  * of the account: `last_updated` stays as it is.
  */
-import type { Models } from './models.js';
+import type { Db } from './db.js';
+import { timeToDb } from './dialect.js';
+import { USERS, columnsToRow } from './tables.js';
+import type { ColumnValues, UserColumns } from './tables.js';
 
 const FORGOT = 'emailforgotpass_sent_datetime';
 const VERIFY = 'emailverify_sent_datetime';
@@ -24,17 +27,18 @@ export interface EmailMarksRepo {
   clearForgotPass(userId: number): Promise<void>;
 }
 
-export function emailMarksRepo({ User }: Models): EmailMarksRepo {
-  // The model writes the times it is given; a time compared in a WHERE is bound as the dialect stores it.
-  const t = (ms: number): number | Date => User.dbTime(ms);
-  const user = (userId: number) => User.query().where('user_id', userId);
+export function emailMarksRepo({ knex, dialect }: Db): EmailMarksRepo {
+  // A written time is converted by columnsToRow; a time compared in a WHERE is bound as the dialect stores it.
+  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+  const user = (userId: number) => knex(USERS.name).where('user_id', userId);
+  const toDb = (values: ColumnValues<UserColumns>) => columnsToRow(USERS, dialect, values);
 
   return {
     async recordVerifySent(userId, now) {
       return (
         (await user(userId)
           .andWhere('email_verified', false)
-          .patch({ [VERIFY]: now })) > 0
+          .update(toDb({ [VERIFY]: now }))) > 0
       );
     },
 
@@ -46,18 +50,18 @@ export function emailMarksRepo({ User }: Models): EmailMarksRepo {
         .andWhere((q) => {
           void q.whereNull(FORGOT).orWhere(FORGOT, '<', t(windowStart));
         })
-        .patch({ [FORGOT]: now });
+        .update(toDb({ [FORGOT]: now }));
       return changed > 0;
     },
 
     async releaseForgotPass(userId, claimed, previous) {
       await user(userId)
         .andWhere(FORGOT, t(claimed))
-        .patch({ [FORGOT]: previous });
+        .update(toDb({ [FORGOT]: previous }));
     },
 
     async clearForgotPass(userId) {
-      await user(userId).patch({ [FORGOT]: null });
+      await user(userId).update(toDb({ [FORGOT]: null }));
     },
   };
 }

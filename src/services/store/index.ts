@@ -1,8 +1,8 @@
 /**
- * The store: repos by aggregate (users, sessions) over Objection models (models.ts), on one database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain
- * records and take times from the caller's injected clock, never from the database. Every repo is
- * wrapped once here so that a database that cannot be reached surfaces as `UnavailableError`
- * (503), never as a 500 (availability.ts).
+ * The store: repos by aggregate (users, sessions, keys) over knex and the tables' descriptors (tables.ts), on one
+ * database (SQLite, PostgreSQL or MariaDB/MySQL). Repos return plain records and take times from the caller's
+ * injected clock, never from the database. Every repo is wrapped once here so that a database that cannot be reached
+ * surfaces as `UnavailableError` (503), never as a 500 (availability.ts).
  */
 import { apiKeyRepo } from './api-keys.js';
 import { availability, CALL_DEADLINE_MS, guardRepo } from './availability.js';
@@ -16,10 +16,11 @@ import type { Dialect } from './dialect.js';
 import { rememberKnex } from './direct-sql.js';
 import { migrate } from './migrations.js';
 import { openDb } from './open-db.js';
-import { bindModels } from './models.js';
+import type { Row } from './records.js';
 import type { MigrateOptions } from './migrations.js';
 import { sessionRepo } from './sessions.js';
 import type { SessionRepo } from './sessions.js';
+import { USERS } from './tables.js';
 import type { DatabaseTarget } from './url.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
@@ -59,15 +60,14 @@ export interface Store {
 export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIMITS): Store {
   const db = openDb(target, limits);
   const { knex, dialect } = db;
-  const models = bindModels(knex, dialect);
   const watch = availability();
   // SQLite's synchronous driver needs no per-call timer (availability.ts).
   const deadlineMs = dialect === 'sqlite' ? null : CALL_DEADLINE_MS;
   const store: Store = {
     dialect,
-    users: guardRepo(userRepo(db, models), deadlineMs, watch),
-    sessions: guardRepo(sessionRepo(db, models), deadlineMs, watch),
-    apiKeys: guardRepo(apiKeyRepo(db, models), deadlineMs, watch),
+    users: guardRepo(userRepo(db), deadlineMs, watch),
+    sessions: guardRepo(sessionRepo(db), deadlineMs, watch),
+    apiKeys: guardRepo(apiKeyRepo(db), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {
@@ -75,11 +75,11 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), budgetMs);
       });
-      const probe = models.User.query()
+      const probe = knex(USERS.name)
         .select('user_role')
         .where('user_id', 1)
         .first()
-        .then((user) => user?.user_role === 'superuser')
+        .then((user: Row | undefined) => user?.['user_role'] === 'superuser')
         .catch(() => false);
       try {
         return await Promise.race([probe, timeout]);

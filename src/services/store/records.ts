@@ -1,7 +1,7 @@
 /**
- * Plain records the repos return: never raw rows or model instances, whose types differ per database
- * (docs/design.md#times-and-row-types-by-dialect). The models (models.ts) map the rows; the records carry times as epoch
- * ms, like the clock.
+ * Plain records the repos return: never raw rows, whose types differ per database
+ * (docs/design.md#times-and-row-types-by-dialect). The tables' descriptors (tables.ts) map the rows; the records carry
+ * times as epoch ms, like the clock.
  */
 import type { JsonObject } from '../../protocol/index.js';
 

@@ -1,13 +1,14 @@
 /**
- * The sessions repo, over the Session model. session-new's insert and session-exists' read are hot
- * statements (prepared once, their SQL still built by knex); the models' conversion tables map their
- * values and rows without model instances.
+ * The sessions repo, over the sessions table. session-new's insert and session-exists' read are hot
+ * statements (prepared once, their SQL still built by knex); the tables' descriptors (tables.ts) map
+ * their values and rows.
  */
 import type { Db } from './db.js';
-import { jsonToDb } from './dialect.js';
-import type { Models } from './models.js';
+import { jsonToDb, timeToDb } from './dialect.js';
 import { SESSION_COLUMNS, USER_COLUMNS } from './records.js';
 import type { Row, SessionRecord, UserRecord } from './records.js';
+import { SESSIONS, USERS, columnsToRow, sessionRecord, userRecord } from './tables.js';
+import type { ColumnValues, SessionColumns } from './tables.js';
 
 export interface SessionWithUser {
   readonly session: SessionRecord;
@@ -47,11 +48,14 @@ function unprefixed(row: Row, prefix: string, columns: readonly string[]): Recor
   return out;
 }
 
-export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
-  const t = (ms: number): number | Date => Session.dbTime(ms);
+export function sessionRepo(db: Db): SessionRepo {
+  const { knex, dialect } = db;
+  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+  const sessions = () => knex(SESSIONS.name);
+  const toDb = (values: ColumnValues<SessionColumns>) => columnsToRow(SESSIONS, dialect, values);
 
   const joined = db.hot('authsvc_session_with_user', () =>
-    Session.knex()('sessions as s')
+    knex('sessions as s')
       .join('users as u', 'u.user_id', 's.user_id')
       .select(JOINED)
       .where('s.token_hash', '')
@@ -60,22 +64,21 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
 
   // One statement: the session is inserted only if its user exists, and the count of rows it
   // inserted says which happened (no second SELECT). Placeholders: the six values, then the user id.
-  const insert = db.hot('authsvc_session_insert', () => {
-    const knex = Session.knex();
-    return knex.into(knex.raw('?? (??, ??, ??, ??, ??, ??, ??)', ['sessions', ...SESSION_COLUMNS])).insert(
-      User.knexQuery()
+  const insert = db.hot('authsvc_session_insert', () =>
+    knex.into(knex.raw('?? (??, ??, ??, ??, ??, ??, ??)', ['sessions', ...SESSION_COLUMNS])).insert(
+      knex(USERS.name)
         .select(knex.raw('?, user_id, ?, ?, ?, ?, ?', ['', '', '', 0, 0, '']))
         .where('user_id', 0),
-    );
-  });
+    ),
+  );
 
   // Every login, logout and password check reads the session it was given.
   const byToken = db.hot('authsvc_session_by_token', () =>
-    Session.knexQuery().select(SESSION_COLUMNS).where('token_hash', '').andWhere('expires', '>', t(0)),
+    sessions().select(SESSION_COLUMNS).where('token_hash', '').andWhere('expires', '>', t(0)),
   );
 
   // Every login and logout ends the session it was given.
-  const remove = db.hot('authsvc_session_delete', () => Session.knexQuery().delete().where('token_hash', ''));
+  const remove = db.hot('authsvc_session_delete', () => sessions().delete().where('token_hash', ''));
 
   return {
     async create(session) {
@@ -95,14 +98,14 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
       const row = await joined.first([tokenHash, t(now)]);
       if (row === undefined) return null;
       return {
-        session: Session.recordOf(unprefixed(row, 's_', SESSION_COLUMNS)),
-        user: User.recordOf(unprefixed(row, 'u_', USER_COLUMNS)),
+        session: sessionRecord(unprefixed(row, 's_', SESSION_COLUMNS)),
+        user: userRecord(unprefixed(row, 'u_', USER_COLUMNS)),
       };
     },
 
     async find(tokenHash, now) {
       const row = await byToken.first([tokenHash, t(now)]);
-      return row === undefined ? null : Session.recordOf(row);
+      return row === undefined ? null : sessionRecord(row);
     },
 
     async delete(tokenHash) {
@@ -110,14 +113,14 @@ export function sessionRepo(db: Db, { User, Session }: Models): SessionRepo {
     },
 
     async deleteForUser(userId, keepHash) {
-      const query = Session.query().delete().where('user_id', userId);
+      const query = sessions().delete().where('user_id', userId);
       if (keepHash !== null) void query.andWhereNot('token_hash', keepHash);
       return query;
     },
 
     async swapExtraInfo(tokenHash, previous, next, now) {
-      const changed = await Session.query()
-        .patch({ extra_info_json: next })
+      const changed = await sessions()
+        .update(toDb({ extra_info_json: next }))
         .where('token_hash', tokenHash)
         .andWhere('extra_info_json', JSON.stringify(previous))
         .andWhere('expires', '>', t(now));

@@ -6,32 +6,29 @@
  * that must change several tables at once (a lock ends sessions and keys) run in a transaction whose first statement
  * writes, so SQLite never has to upgrade a read lock (docs/design.md#sqlite-one-connection-several-processes).
  */
-import { UniqueViolationError, raw, ref } from 'objection';
 import { fenceUser } from './api-keys.js';
 import type { Db, Tx } from './db.js';
-import type { Models, UserModel } from './models.js';
 import { USER_COLUMNS } from './records.js';
-import type { UserRecord } from './records.js';
+import type { Row, UserRecord } from './records.js';
+import { SESSIONS, USERS, columnsToRow, userRecord } from './tables.js';
+import type { ColumnValues, UserColumns } from './tables.js';
 import type { UserChanges, UserRepo } from './user-repo.js';
 
 type Admin = Pick<UserRepo, 'edit' | 'lock' | 'unlock' | 'remove' | 'markVerified' | 'markEmailSent'>;
 
 /** A write that would store an email another row holds (unique index), on any of the three databases. */
 function isUniqueViolation(error: unknown): boolean {
-  if (error instanceof UniqueViolationError) return true;
   if (!(error instanceof Error)) return false;
-  // Objection keeps the driver's error as `nativeError` when it cannot classify it.
-  const native = (error as Error & { nativeError?: unknown }).nativeError;
-  if (native !== undefined && native !== error) return isUniqueViolation(native);
   const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
   return (
     code === '23505' || // PostgreSQL
     errno === 1062 || // MariaDB/MySQL ER_DUP_ENTRY
-    code === 'SQLITE_CONSTRAINT_UNIQUE'
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   );
 }
 
-function columns(changes: UserChanges): Partial<UserModel> {
+function columns(changes: UserChanges): ColumnValues<UserColumns> {
   return {
     ...(changes.fullName === undefined ? {} : { full_name: changes.fullName }),
     ...(changes.email === undefined ? {} : { email: changes.email }),
@@ -41,11 +38,14 @@ function columns(changes: UserChanges): Partial<UserModel> {
   };
 }
 
-export function userAdmin(db: Db, models: Models): Admin {
-  const { User, Session } = models;
+export function userAdmin(db: Db): Admin {
+  const { knex, dialect } = db;
+  const users = () => knex(USERS.name);
+  const toDb = (values: ColumnValues<UserColumns>) => columnsToRow(USERS, dialect, values);
   const current = async (userId: number, tx?: Tx): Promise<UserRecord | null> => {
-    const query = User.query().select(USER_COLUMNS).where('user_id', userId).first();
-    return (await (tx === undefined ? query : tx.on(query)))?.toRecord() ?? null;
+    const query = users().select(USER_COLUMNS).where('user_id', userId).first();
+    const found = (await (tx === undefined ? query : tx.on(query))) as Row | undefined;
+    return found === undefined ? null : userRecord(found);
   };
 
   /**
@@ -54,19 +54,21 @@ export function userAdmin(db: Db, models: Models): Admin {
    * the new role and the new credential generation commit together.
    */
   const endEverything = async (tx: Tx, userId: number): Promise<number> => {
-    const ended = await tx.on(Session.query()).delete().where('user_id', userId);
-    await fenceUser(tx, models, userId);
+    const ended = await tx.on(knex(SESSIONS.name)).delete().where('user_id', userId);
+    await fenceUser(tx, knex, userId);
     return ended;
   };
 
   return {
     async edit(userId, changes, now, extraInfo) {
-      const query = User.query()
-        .patch({
-          ...columns(changes),
-          ...(extraInfo === undefined ? {} : { extra_info: extraInfo.next }),
-          last_updated: now,
-        })
+      const query = users()
+        .update(
+          toDb({
+            ...columns(changes),
+            ...(extraInfo === undefined ? {} : { extra_info: extraInfo.next }),
+            last_updated: now,
+          }),
+        )
         .where('user_id', userId);
       if (extraInfo !== undefined) {
         if (extraInfo.previousText === null) void query.whereNull('extra_info');
@@ -80,7 +82,7 @@ export function userAdmin(db: Db, models: Models): Admin {
         throw error;
       }
       if (changed > 0) return 'ok';
-      const exists = await User.query().select('user_id').where('user_id', userId).first();
+      const exists: unknown = await users().select('user_id').where('user_id', userId).first();
       return exists === undefined ? 'not_found' : 'conflict';
     },
 
@@ -90,13 +92,15 @@ export function userAdmin(db: Db, models: Models): Admin {
         // left-to-right SET as under simultaneous assignment. A user already locked by a superuser
         // keeps the role remembered then.
         const changed = await tx
-          .on(User.query())
-          .patch({
-            previous_role: ref('user_role'),
-            user_role: 'locked',
-            is_active: false,
-            last_updated: now,
-          })
+          .on(users())
+          .update(
+            toDb({
+              previous_role: knex.ref('user_role'),
+              user_role: 'locked',
+              is_active: false,
+              last_updated: now,
+            }),
+          )
           .where('user_id', userId)
           .whereNull('previous_role');
         const user = await current(userId, tx);
@@ -110,19 +114,21 @@ export function userAdmin(db: Db, models: Models): Admin {
       // One statement over the old values: the previous role comes back; the account is active again
       // only if its email was verified and it was not locked before (a never-verified account stays
       // locked and inactive, as it was). Under MySQL's left-to-right SET previous_role is cleared last.
-      const changed = await User.query()
-        .patch({
-          user_role: ref('previous_role'),
-          is_active: raw('(?? = ? AND ?? <> ?)', ['email_verified', true, 'previous_role', 'locked']),
-          previous_role: null,
-          last_updated: now,
-        })
+      const changed = await users()
+        .update(
+          toDb({
+            user_role: knex.ref('previous_role'),
+            is_active: knex.raw('(?? = ? AND ?? <> ?)', ['email_verified', true, 'previous_role', 'locked']),
+            previous_role: null,
+            last_updated: now,
+          }),
+        )
         .where('user_id', userId)
         .whereNotNull('previous_role');
       // A superuser's unlock also ends a temporary lock-out (docs/design.md#lock-out-and-login-back-off): the way out
       // of a lock that someone imposes by failing the password on purpose (docs/security.md).
-      const cleared = await User.query()
-        .patch({ failed_login_tries: 0, locked_until: null })
+      const cleared = await users()
+        .update(toDb({ failed_login_tries: 0, locked_until: null }))
         .where('user_id', userId)
         .whereRaw('(locked_until IS NOT NULL OR failed_login_tries > 0)');
       const user = await current(userId);
@@ -130,24 +136,28 @@ export function userAdmin(db: Db, models: Models): Admin {
     },
 
     async remove(userId, email) {
-      const deleted = await User.query()
-        .delete()
-        .where({ user_id: userId, email })
-        .andWhereNot('user_role', 'superuser');
+      const deleted = await users().delete().where({ user_id: userId, email }).andWhereNot('user_role', 'superuser');
       return deleted > 0;
     },
 
     async markVerified(email, now) {
-      const changed = await User.query()
-        .patch({
-          email_verified: true,
-          // A new sign-up (role `locked`) becomes an active user; an account in use only gets its changed
-          // address confirmed, so one a superuser deactivated stays so (docs/design.md#email-changes).
-          // is_active stays before user_role: MySQL assigns left to right, so it must read the old role.
-          is_active: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', true, 'is_active']),
-          user_role: raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', 'authenticated', 'user_role']),
-          last_updated: now,
-        })
+      const changed = await users()
+        .update(
+          toDb({
+            email_verified: true,
+            // A new sign-up (role `locked`) becomes an active user; an account in use only gets its changed
+            // address confirmed, so one a superuser deactivated stays so (docs/design.md#email-changes).
+            // is_active stays before user_role: MySQL assigns left to right, so it must read the old role.
+            is_active: knex.raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', ['user_role', 'locked', true, 'is_active']),
+            user_role: knex.raw('CASE WHEN ?? = ? THEN ? ELSE ?? END', [
+              'user_role',
+              'locked',
+              'authenticated',
+              'user_role',
+            ]),
+            last_updated: now,
+          }),
+        )
         .where('email', email)
         .andWhere('email_verified', false)
         .whereNull('previous_role');
@@ -156,8 +166,8 @@ export function userAdmin(db: Db, models: Models): Admin {
 
     async markEmailSent(email, kind, now) {
       const sent = kind === 'signup' ? { emailverify_sent_datetime: now } : { emailforgotpass_sent_datetime: now };
-      const changed = await User.query()
-        .patch({ ...sent, last_updated: now })
+      const changed = await users()
+        .update(toDb({ ...sent, last_updated: now }))
         .where('email', email);
       return changed > 0;
     },

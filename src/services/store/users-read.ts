@@ -2,13 +2,14 @@
  * The reads of the users repo. A user is looked up by id or by email through ONE prepared statement
  * each (the login's and every initiator's hot read, docs/design.md#sqlite-knex-re-prepares-every-statement), whatever
  * the caller wants of the row: the record, the password hash, or extra_info's stored text for a compare-and-swap; the
- * model's conversion table maps the row without a model instance. The access checks' standings are prepared statements
- * too, one per number of ids. Listings go through the model.
+ * table's descriptor maps the row (tables.ts). The access checks' standings are prepared statements too, one per
+ * number of ids. Listings are knex builders.
  */
 import type { Db } from './db.js';
-import type { Models, UserModel } from './models.js';
+import { timeToDb } from './dialect.js';
 import { USER_COLUMNS } from './records.js';
 import type { Row, UserRecord } from './records.js';
+import { USERS, userColumns, userRecord } from './tables.js';
 import type { Credentials, EditableUser, UserRepo } from './user-repo.js';
 
 export type UserReads = Pick<
@@ -35,15 +36,17 @@ const TIMED = new Set(['created_on', 'last_login_try', 'last_login_success']);
 const PREPARED_STANDINGS = 16;
 const STANDING_COLUMNS = ['user_id', 'user_role', 'is_active', 'credential_generation'];
 
-export function userReads(db: Db, { User }: Models): UserReads {
+export function userReads(db: Db): UserReads {
+  const { knex, dialect } = db;
+  const users = () => knex(USERS.name);
   const columns = [...USER_COLUMNS, 'password'];
-  const byIdRead = db.hot('authsvc_credentials_by_id', () => User.knexQuery().select(columns).where('user_id', 0));
-  const byEmailRead = db.hot('authsvc_credentials_by_email', () => User.knexQuery().select(columns).where('email', ''));
+  const byIdRead = db.hot('authsvc_credentials_by_id', () => users().select(columns).where('user_id', 0));
+  const byEmailRead = db.hot('authsvc_credentials_by_email', () => users().select(columns).where('email', ''));
   const credentials = (row: Row | undefined): Credentials | null =>
-    row === undefined ? null : { user: User.recordOf(row), passwordHash: String(row['password']) };
+    row === undefined ? null : { user: userRecord(row), passwordHash: String(row['password']) };
   const standingsOf = Array.from({ length: PREPARED_STANDINGS + 1 }, (_, count) =>
     db.hot(`authsvc_standings_${count}`, () =>
-      User.knexQuery()
+      users()
         .select(STANDING_COLUMNS)
         .whereIn(
           'user_id',
@@ -51,8 +54,9 @@ export function userReads(db: Db, { User }: Models): UserReads {
         ),
     ),
   );
-  const records = (users: readonly UserModel[]): UserRecord[] => users.map((u) => u.toRecord());
-  const listed = () => User.query().select(USER_COLUMNS);
+  const records = async (query: PromiseLike<unknown>): Promise<UserRecord[]> =>
+    ((await query) as Row[]).map(userRecord);
+  const listed = () => users().select(USER_COLUMNS);
 
   return {
     byId: async (userId) => credentials(await byIdRead.first([userId]))?.user ?? null,
@@ -70,26 +74,22 @@ export function userReads(db: Db, { User }: Models): UserReads {
       if (row === undefined) return null;
       const raw = row['extra_info'];
       return {
-        user: User.recordOf(row),
+        user: userRecord(row),
         extraInfoText: raw === null || raw === undefined ? null : typeof raw === 'string' ? raw : JSON.stringify(raw),
       };
     },
 
-    // On every user-check-access: rows mapped by the model's parseRow, no model instances (measured:
-    // instantiating the models here doubled the server's CPU per check).
+    // On every user-check-access: a prepared statement and the descriptor's mapping, nothing more.
     async standings(userIds) {
       const distinct = [...new Set(userIds)];
       const prepared = standingsOf[distinct.length];
       const rows =
         prepared === undefined
-          ? ((await User.knexQuery().select(STANDING_COLUMNS).whereIn('user_id', distinct)) as Row[])
+          ? ((await users().select(STANDING_COLUMNS).whereIn('user_id', distinct)) as Row[])
           : await prepared.all(distinct);
       return new Map(
         rows.map((row) => {
-          const user = User.parseRow(row) as Pick<
-            UserModel,
-            'user_id' | 'user_role' | 'is_active' | 'credential_generation'
-          >;
+          const user = userColumns(row);
           return [
             user.user_id,
             {
@@ -102,34 +102,36 @@ export function userReads(db: Db, { User }: Models): UserReads {
       );
     },
 
-    byIds: async (userIds) =>
+    byIds: (userIds) =>
       records(
-        await listed()
+        listed()
           .whereIn('user_id', [...new Set(userIds)])
           .orderBy('user_id'),
       ),
 
-    page: async (afterUserId, limit) =>
-      records(await listed().where('user_id', '>', afterUserId).orderBy('user_id').limit(limit)),
+    page: (afterUserId, limit) => records(listed().where('user_id', '>', afterUserId).orderBy('user_id').limit(limit)),
 
-    async matchColumn(field, value, afterUserId, limit) {
+    matchColumn(field, value, afterUserId, limit) {
       const query = listed().where('user_id', '>', afterUserId).orderBy('user_id').limit(limit);
-      if (value === null) return records(await query.whereNull(field));
+      if (value === null) return records(query.whereNull(field));
       return records(
-        await query.where(field, TIMED.has(field) && typeof value === 'number' ? User.dbTime(value) : value),
+        query.where(field, TIMED.has(field) && typeof value === 'number' ? timeToDb(dialect, value) : value),
       );
     },
 
     async extraInfoPage(afterUserId, limit) {
-      const users = await User.query()
+      const rows = (await users()
         .select('user_id', 'extra_info')
         .where('user_id', '>', afterUserId)
         .orderBy('user_id')
-        .limit(limit);
-      return users.map((u) => ({ userId: u.user_id, extraInfo: u.extra_info ?? null }));
+        .limit(limit)) as Row[];
+      return rows.map((row) => {
+        const user = userColumns(row);
+        return { userId: user.user_id, extraInfo: user.extra_info ?? null };
+      });
     },
 
     systemIdTaken: async (systemId) =>
-      (await User.query().select('user_id').where('system_id', systemId).first()) !== undefined,
+      (await users().select('user_id').where('system_id', systemId).first()) !== undefined,
   };
 }

@@ -14,8 +14,11 @@
  * Never read a value, await something (an argon2 verify) and write it back outside the lock.
  */
 import type { Db } from './db.js';
-import type { Models, UserModel } from './models.js';
+import { timeToDb } from './dialect.js';
 import { USER_COLUMNS } from './records.js';
+import type { Row } from './records.js';
+import { USERS, columnsToRow, userColumns, userRecord } from './tables.js';
+import type { ColumnValues, UserColumns } from './tables.js';
 import type { FailureCount, NewSignup, NewUser, SignupOutcome, UserRepo } from './user-repo.js';
 
 type SignIn = Pick<
@@ -42,31 +45,34 @@ function nextFailure(old: Count, now: number, tries: number, lockMs: number): Co
   return { count, lockedUntil };
 }
 
-const countOf = (user: UserModel): Count => ({ count: user.failed_login_tries, lockedUntil: user.locked_until });
+/** The columns an insert of a user writes: its system id and email always. */
+type NewRow = Partial<UserColumns> & Pick<UserColumns, 'system_id' | 'email'>;
 
-export function userSignIn(db: Db, { User }: Models): SignIn {
-  const { dialect } = db;
-  const t = (ms: number): number | Date => User.dbTime(ms);
+const countOf = (user: UserColumns): Count => ({ count: user.failed_login_tries, lockedUntil: user.locked_until });
+
+export function userSignIn(db: Db): SignIn {
+  const { knex, dialect } = db;
+  const t = (ms: number): number | Date => timeToDb(dialect, ms);
+  const users = () => knex(USERS.name);
+  const toDb = (values: ColumnValues<UserColumns>) => columnsToRow(USERS, dialect, values);
 
   // Every right password writes this (a login's own cost besides its hash): prepared once. The
   // constants are SQL, so the placeholders are the two times and then the user id.
-  const success = db.hot('authsvc_login_success', () => {
-    const knex = User.knex();
-    return User.knexQuery()
+  const success = db.hot('authsvc_login_success', () =>
+    users()
       .where('user_id', 0)
       .update({
         failed_login_tries: knex.raw('0'),
         locked_until: knex.raw('NULL'),
         last_login_success: t(0),
         last_login_try: t(0),
-      });
-  });
+      }),
+  );
 
   /** PostgreSQL and SQLite: one statement; every CASE reads the row's old values. */
   const countInOneStatement = async (userId: number, now: number, tries: number, lockMs: number) => {
-    const knex = User.knex();
     const expired = knex.raw('locked_until IS NOT NULL AND locked_until <= ?', [t(now)]);
-    const rows: Array<Record<string, unknown>> = await User.knexQuery()
+    const rows: Row[] = await users()
       .where('user_id', userId)
       .update(
         {
@@ -79,24 +85,24 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
         },
         ['failed_login_tries', 'locked_until'],
       );
-    const row = rows[0];
-    return row === undefined ? null : countOf(User.fromDatabaseJson(row));
+    const counted = rows[0];
+    return counted === undefined ? null : countOf(userColumns(counted));
   };
 
   /** MariaDB/MySQL: read and write under the row's lock. */
   const countUnderRowLock = (userId: number, now: number, tries: number, lockMs: number) =>
     db.transaction(async (tx) => {
-      const user = await tx
-        .on(User.query())
+      const user = (await tx
+        .on(users())
         .select('failed_login_tries', 'locked_until')
         .where('user_id', userId)
         .forUpdate()
-        .first();
+        .first()) as Row | undefined;
       if (user === undefined) return null;
-      const next = nextFailure(countOf(user), now, tries, lockMs);
+      const next = nextFailure(countOf(userColumns(user)), now, tries, lockMs);
       await tx
-        .on(User.query())
-        .patch({ failed_login_tries: next.count, locked_until: next.lockedUntil, last_login_try: now })
+        .on(users())
+        .update(toDb({ failed_login_tries: next.count, locked_until: next.lockedUntil, last_login_try: now }))
         .where('user_id', userId);
       return next;
     });
@@ -105,29 +111,24 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
    * Inserts unless the row's unique columns are taken. Whoever's system id is stored made the row: two
    * instances seeding, or two sign-ups of one address, both succeed and exactly one learns it created it.
    */
-  const insertUnlessTaken = async (
-    values: Partial<UserModel>,
-    conflict: 'email' | undefined,
-  ): Promise<SignupOutcome> => {
-    const insert = User.query().insert(values);
+  const insertUnlessTaken = async (values: NewRow, conflict: 'email' | undefined): Promise<SignupOutcome> => {
+    const insert = users().insert(toDb(values));
     await (conflict === undefined ? insert.onConflict() : insert.onConflict(conflict)).ignore();
     // The row that took the place: by email, or by the fixed id when another instance stored that id
     // under another email first.
+    const byColumn = async (column: string, value: string | number) =>
+      (await users().select(USER_COLUMNS).where(column, value).first()) as Row | undefined;
     const stored =
-      (await User.query()
-        .select(USER_COLUMNS)
-        .where('email', values.email ?? '')
-        .first()) ??
-      (values.user_id === undefined
-        ? undefined
-        : await User.query().select(USER_COLUMNS).where('user_id', values.user_id).first());
+      (await byColumn('email', values.email)) ??
+      (values.user_id === undefined ? undefined : await byColumn('user_id', values.user_id));
     if (stored === undefined) throw new Error('insert: the row is neither inserted nor present');
-    return stored.system_id === values.system_id
-      ? { created: true, userId: stored.user_id }
-      : { created: false, existing: stored.toRecord() };
+    const user = userColumns(stored);
+    return user.system_id === values.system_id
+      ? { created: true, userId: user.user_id }
+      : { created: false, existing: userRecord(stored) };
   };
 
-  const newRow = (user: NewUser | NewSignup, now: number): Partial<UserModel> => ({
+  const newRow = (user: NewUser | NewSignup, now: number) => ({
     system_id: user.systemId,
     full_name: user.fullName,
     email: user.email,
@@ -141,7 +142,7 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
   return {
     async insertIfAbsent(user) {
       const { now } = user;
-      const values: Partial<UserModel> = {
+      const values: NewRow = {
         ...(user.userId === undefined ? {} : { user_id: user.userId }),
         ...newRow(user, now),
         email_verified: user.emailVerified,
@@ -167,16 +168,18 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
 
     async refreshUnverified(userId, signup, notSentSince) {
       const { now } = signup;
-      const changed = await User.query()
-        .patch({
-          full_name: signup.fullName,
-          password: signup.passwordHash,
-          extra_info: signup.extraInfo,
-          user_role: 'locked',
-          is_active: false,
-          last_updated: now,
-          emailverify_sent_datetime: now,
-        })
+      const changed = await users()
+        .update(
+          toDb({
+            full_name: signup.fullName,
+            password: signup.passwordHash,
+            extra_info: signup.extraInfo,
+            user_role: 'locked',
+            is_active: false,
+            last_updated: now,
+            emailverify_sent_datetime: now,
+          }),
+        )
         .where('user_id', userId)
         .andWhere('email_verified', false)
         // Only a sign-up never confirmed: an account in use whose changed address awaits confirmation,
@@ -208,13 +211,15 @@ export function userSignIn(db: Db, { User }: Models): SignIn {
     },
 
     async setPasswordHash(userId, passwordHash, now) {
-      await User.query().patch({ password: passwordHash, last_updated: now }).where('user_id', userId);
+      await users()
+        .update(toDb({ password: passwordHash, last_updated: now }))
+        .where('user_id', userId);
     },
 
     async reserveFixedIds(lastFixedId) {
       // SQLite (max(rowid) + 1) and MariaDB/MySQL (AUTO_INCREMENT moves past explicit ids) need nothing.
       if (dialect !== 'pg') return;
-      await User.knex().raw(
+      await knex.raw(
         `SELECT setval(s.seq, ?) FROM (SELECT pg_get_serial_sequence('users', 'user_id')::regclass AS seq) s
           WHERE COALESCE(pg_sequence_last_value(s.seq), 0) < ?`,
         [lastFixedId, lastFixedId],

@@ -1,5 +1,5 @@
 /**
- * The users repo: everything the service asks of the user aggregate, over the User model. One repo for
+ * The users repo: everything the service asks of the user aggregate, over the users table. One repo for
  * the table, whoever calls it (sign-up, login and password changes, administration, access checks);
  * its statements are written in three files by what they do: reads (users-read.ts), sign-in counters
  * and credentials (users-sign-in.ts), administration (users-admin.ts), the email actions' sent marks
@@ -13,7 +13,6 @@
  */
 import type { Db } from './db.js';
 import { emailMarksRepo } from './email-marks.js';
-import type { Models } from './models.js';
 import type { UserRepo } from './user-repo.js';
 import { userAdmin } from './users-admin.js';
 import { userReads } from './users-read.js';
@@ -21,6 +20,6 @@ import { userSignIn } from './users-sign-in.js';
 
 export type * from './user-repo.js';
 
-export function userRepo(db: Db, models: Models): UserRepo {
-  return { ...userReads(db, models), ...userSignIn(db, models), ...userAdmin(db, models), ...emailMarksRepo(models) };
+export function userRepo(db: Db): UserRepo {
+  return { ...userReads(db), ...userSignIn(db), ...userAdmin(db), ...emailMarksRepo(db) };
 }
