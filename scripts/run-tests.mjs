@@ -70,10 +70,9 @@ function skippedServersLine() {
 // A test file whose tests have all finished exits at once: two files that cut TCP connections under load
 // (the database and Redis outage tests) were seen, rarely, never to finish exiting (node's handle clean-up
 // spinning for 15 minutes after every test had passed), which held the whole run.
-const forceExit = ['--test-force-exit'];
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', ...forceExit, ...concurrency, ...flags, ...files],
+  ['--import', 'tsx', '--test', '--test-force-exit', ...concurrency, ...flags, ...files],
   {
     cwd: root,
     stdio: 'inherit',

@@ -15,7 +15,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db, Tx } from './db.js';
-import { timeToDb } from './dialect.js';
+import { isForeignKeyViolation, timeToDb } from './dialect.js';
 import type { Row } from './records.js';
 import { APIKEYS, NOSESSION_APIKEYS, REFRESH_TOKENS, SESSIONS, USERS, columnsToRow, rowToColumns } from './tables.js';
 
@@ -218,12 +218,6 @@ export async function fenceUser(tx: Tx, knex: Knex, userId: number): Promise<num
   await tx.on(knex(USERS.name)).where('user_id', userId).increment('credential_generation', 1);
   await tx.on(knex(REFRESH_TOKENS.name)).where('user_id', userId).delete();
   return tx.on(knex(NOSESSION_APIKEYS.name)).where('user_id', userId).delete();
-}
-
-/** Foreign-key violations: the session (or user) of a new key was deleted meanwhile. */
-function isForeignKeyViolation(error: unknown): boolean {
-  const { code, errno } = error as { code?: unknown; errno?: unknown };
-  return code === '23503' || errno === 1452 || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
 export function apiKeyRepo(db: Db): ApiKeyRepo {

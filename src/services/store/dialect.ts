@@ -39,3 +39,25 @@ export function intFromDb(value: unknown): number {
 export function jsonToDb(value: unknown): string {
   return JSON.stringify(value);
 }
+
+/** The drivers' error fields that tell a constraint violation apart, on all three databases. */
+function codesOf(error: unknown): { code?: unknown; errno?: unknown } {
+  return typeof error === 'object' && error !== null ? error : {};
+}
+
+/** A write that would duplicate a unique key (an email another row holds, a row another instance inserted). */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code, errno } = codesOf(error);
+  return (
+    code === '23505' || // PostgreSQL
+    errno === 1062 || // MariaDB/MySQL ER_DUP_ENTRY
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
+}
+
+/** A write whose parent row is gone: the session (or user) of a new key was deleted meanwhile. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const { code, errno } = codesOf(error);
+  return code === '23503' || errno === 1452 || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

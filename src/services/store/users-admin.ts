@@ -9,24 +9,13 @@
 import { fenceUser } from './api-keys.js';
 import type { Db, Tx } from './db.js';
 import { USER_COLUMNS } from './records.js';
+import { isUniqueViolation } from './dialect.js';
 import type { Row, UserRecord } from './records.js';
 import { SESSIONS, USERS, columnsToRow, userRecord } from './tables.js';
 import type { ColumnValues, UserColumns } from './tables.js';
 import type { UserChanges, UserRepo } from './user-repo.js';
 
 type Admin = Pick<UserRepo, 'edit' | 'lock' | 'unlock' | 'remove' | 'markVerified' | 'markEmailSent'>;
-
-/** A write that would store an email another row holds (unique index), on any of the three databases. */
-function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
-  return (
-    code === '23505' || // PostgreSQL
-    errno === 1062 || // MariaDB/MySQL ER_DUP_ENTRY
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
-}
 
 function columns(changes: UserChanges): ColumnValues<UserColumns> {
   return {
