@@ -67,17 +67,10 @@ function skippedServersLine() {
   return parts.length === 0 ? null : `NOT RUN: the suites on ${parts.join(', ')}`;
 }
 
-// A test file whose tests have all finished exits at once: two files that cut TCP connections under load
-// (the database and Redis outage tests) were seen, rarely, never to finish exiting (node's handle clean-up
-// spinning for 15 minutes after every test had passed), which held the whole run.
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-force-exit', ...concurrency, ...flags, ...files],
-  {
-    cwd: root,
-    stdio: 'inherit',
-  },
-);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...concurrency, ...flags, ...files], {
+  cwd: root,
+  stdio: 'inherit',
+});
 const skipped = skippedServersLine();
 if (skipped !== null) console.log(`\n# ${skipped}`);
 process.exit(result.status ?? 1);
