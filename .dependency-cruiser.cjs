@@ -79,7 +79,7 @@ const ENTRY = ['bin', 'start'];
 
 /**
  * Where each part lives under src/: the top level is grouped by layer (entry files, cluster and admin,
- * app with the config it decodes, http and setup, actions, accounts, services, log, domain, protocol).
+ * app.ts, http and setup, config, actions, accounts, services, log, domain, protocol).
  * A part not listed lives at src/<part>.
  */
 const HOME = {
@@ -92,9 +92,9 @@ const HOME = {
   mail: 'services/mail',
   audit: 'services/audit',
   metrics: 'services/metrics',
-  config: 'app/config',
-  'config/environment': 'app/config/environment',
-  app: 'app/app',
+  config: 'config',
+  'config/environment': 'config/environment',
+  app: 'app',
 };
 /** @param {string} part */
 const home = (part) => HOME[/** @type {keyof typeof HOME} */ (part)] ?? part;
@@ -102,7 +102,7 @@ const home = (part) => HOME[/** @type {keyof typeof HOME} */ (part)] ?? part;
 /** The path pattern of a part: a folder, a root file, or (for `policy`) the seam files only. */
 function pathOf(part) {
   if (part === 'policy') return '^src/services/policy/[^/]+$';
-  if (part === 'config/environment') return '^src/app/config/environment\\.ts$';
+  if (part === 'config/environment') return '^src/config/environment\\.ts$';
   if (part === 'admin/help') return '^src/admin/help\\.ts$';
   if (part === 'app' || part === 'package-dir' || ENTRY.includes(part)) return `^src/${home(part)}\\.ts$`;
   return `^src/${home(part)}/`;

@@ -15,7 +15,7 @@ COPY policy-schema ./policy-schema
 # `npm ci` runs the prepare script, which builds dist/; then the dev dependencies go.
 RUN npm ci && npm prune --omit=dev
 
-# Stage 2: only what runs. The package layout is kept (dist/ beside src/app/config/confvars.json, policy/),
+# Stage 2: only what runs. The package layout is kept (dist/ beside src/config/confvars.json, policy/),
 # as authsvc finds its shipped files relative to its own folder.
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
@@ -27,7 +27,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/src/app/config/confvars.json ./src/app/config/confvars.json
+COPY --from=build /app/src/config/confvars.json ./src/config/confvars.json
 COPY --from=build /app/policy ./policy
 COPY --from=build /app/policy-schema ./policy-schema
 # The data folder (SQLite database, generated admin credentials) belongs to the unprivileged user.

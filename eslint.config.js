@@ -24,12 +24,12 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read the environment only in src/app/config/environment.ts.' },
+        { object: 'process', property: 'env', message: 'Read the environment only in src/config/environment.ts.' },
       ],
     },
   },
   {
-    files: ['src/app/config/environment.ts', 'test/**', 'scripts/**', 'bench/**'],
+    files: ['src/config/environment.ts', 'test/**', 'scripts/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfVars } from '../src/app/config/confvars.js';
+import { loadConfVars } from '../src/config/confvars.js';
 import { SHIPPED_CONFVARS, PKG_DIR } from '../src/package-dir.js';
 import { actionsMarkdown } from '../src/docs/actions-doc.js';
 import { actionsJsonSchemaText } from '../src/docs/actions-schema.js';

@@ -8,7 +8,7 @@
 // First: sizes libuv's thread pool before any other module can start it.
 import './cluster/launch.js';
 import { isAdminCommand } from './admin/args.js';
-import { readEnvironment } from './app/config/environment.js';
+import { readEnvironment } from './config/environment.js';
 import { flushStdio } from './log/logger.js';
 
 /** Log lines are batched (log/writer.ts): exit once they are out. */

@@ -7,4 +7,4 @@ import { fileURLToPath } from 'node:url';
 export const PKG_DIR = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 
 /** The configuration-variables file shipped with authsvc (read by the configuration and copied by autosetup). */
-export const SHIPPED_CONFVARS = `${PKG_DIR}/src/app/config/confvars.json`;
+export const SHIPPED_CONFVARS = `${PKG_DIR}/src/config/confvars.json`;

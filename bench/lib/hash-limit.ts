@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { parsePassHash } from '../../src/app/config/settings.js';
+import { parsePassHash } from '../../src/config/settings.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { createHasher } from '../../src/services/passwords/hashing.js';
 
@@ -29,7 +29,7 @@ export interface HashLimit {
 /** The server's `passhash`: `override` (its AUTHSVC_PASSHASH) or the item's default. */
 export function serverPassHash(override: string | undefined): string {
   if (override !== undefined) return override;
-  const confvars = JSON.parse(readFileSync(join(PKG_DIR, 'src', 'app', 'config', 'confvars.json'), 'utf8')) as Record<
+  const confvars = JSON.parse(readFileSync(join(PKG_DIR, 'src', 'config', 'confvars.json'), 'utf8')) as Record<
     string,
     { default?: unknown }
   >;

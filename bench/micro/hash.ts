@@ -2,7 +2,7 @@
  * Password hash cost: one hash's time, and hashes per second with 1, 2 and 4 running at once.
  *   npx tsx bench/micro/hash.ts [passhash=argon2id:m=19456,t=2,p=1] [seconds=3]
  */
-import { parsePassHash } from '../../src/app/config/settings.js';
+import { parsePassHash } from '../../src/config/settings.js';
 import { createHasher } from '../../src/services/passwords/hashing.js';
 
 const parsed = parsePassHash(process.argv[2] ?? 'argon2id:m=19456,t=2,p=1');

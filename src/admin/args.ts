@@ -28,7 +28,7 @@ export interface AdminArgs {
 
 const BOOLEAN = new Set(['json', 'yes', 'help']);
 const VALUED = new Set(['name', 'role', 'user']);
-/** The server's flags that take no value (app/config/cli.ts): they must not swallow the next word. */
+/** The server's flags that take no value (config/cli.ts): they must not swallow the next word. */
 const CONFIG_FLAGS = new Set(['version', 'autosetup', 'force']);
 
 /**

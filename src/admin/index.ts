@@ -11,12 +11,12 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { openActionRunner } from '../app/app.js';
+import { openActionRunner } from '../app.js';
 import { loadStartup } from '../setup/startup.js';
-import type { ActionRunner } from '../app/app.js';
-import type { Environment } from '../app/config/environment.js';
-import { readInputs } from '../app/config/inputs.js';
-import { resolveConfig } from '../app/config/load.js';
+import type { ActionRunner } from '../app.js';
+import type { Environment } from '../config/environment.js';
+import { readInputs } from '../config/inputs.js';
+import { resolveConfig } from '../config/load.js';
 import { failures } from '../domain/errors.js';
 import { SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import { formatDateTime } from '../protocol/index.js';

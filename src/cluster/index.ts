@@ -4,7 +4,7 @@
  * (serve.ts) in every process; node:cluster re-runs it in each worker.
  */
 import cluster from 'node:cluster';
-import type { Config } from '../app/config/load.js';
+import type { Config } from '../config/load.js';
 import type { LoadedPolicy } from '../services/policy/load.js';
 
 /**

@@ -29,7 +29,7 @@ import { availableParallelism } from 'node:os';
  */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
 
-// Read here rather than in app/config/environment.ts: loading that module first could start the pool.
+// Read here rather than in config/environment.ts: loading that module first could start the pool.
 // eslint-disable-next-line no-restricted-properties
 const env = process.env;
 if (env['UV_THREADPOOL_SIZE'] === undefined) {

@@ -18,8 +18,8 @@ import { memoryAdmissionStore, serveAdmission } from '../services/admission/inde
 import { auditOf, metricsAuditSink } from '../services/audit/wiring.js';
 import type { AuditSink } from '../services/audit/audit.js';
 import type { Channel, MemoryAdmissionStore } from '../services/admission/index.js';
-import { readEnvironment } from '../app/config/environment.js';
-import type { Config } from '../app/config/load.js';
+import { readEnvironment } from '../config/environment.js';
+import type { Config } from '../config/load.js';
 import { systemClock, randomSource } from '../domain/ports.js';
 import { reportOf } from '../http/health-report.js';
 import type { WorkerEntry, WorkerState } from '../http/health-report.js';

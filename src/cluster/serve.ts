@@ -7,13 +7,13 @@ import cluster from 'node:cluster';
 import { serveProcesses } from './index.js';
 import { policyFromPrimary } from './policy.js';
 import { reportStartFailure } from './start-failure.js';
-import type { Environment } from '../app/config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { ADMIN_SUMMARY } from '../admin/help.js';
-import { helpText } from '../app/config/help.js';
+import { helpText } from '../config/help.js';
 import { loadStartup } from '../setup/startup.js';
-import { readInputs } from '../app/config/inputs.js';
-import { rawValue } from '../app/config/retrieve.js';
-import { VERSION } from '../app/config/version.js';
+import { readInputs } from '../config/inputs.js';
+import { rawValue } from '../config/retrieve.js';
+import { VERSION } from '../config/version.js';
 import { alreadySetUp, askAnswers, describeSetup, runSetup } from '../setup/autosetup.js';
 
 export interface Terminal {

@@ -2,8 +2,8 @@
  * `--workers 1`: one process prepares the database, purges expired rows and serves. SIGHUP reloads
  * the policy (a valid file replaces it, an invalid one is refused and logged, services/policy/reload.ts).
  */
-import { startApp } from '../app/app.js';
-import type { Config } from '../app/config/load.js';
+import { startApp } from '../app.js';
+import type { Config } from '../config/load.js';
 import { flushStdio } from '../log/logger.js';
 import type { LoadedPolicy } from '../services/policy/load.js';
 

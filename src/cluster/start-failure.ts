@@ -8,7 +8,7 @@
  */
 import cluster from 'node:cluster';
 import type { Writable } from 'node:stream';
-import type { Config } from '../app/config/load.js';
+import type { Config } from '../config/load.js';
 import type { StartFailedMessage } from './messages.js';
 
 interface Coded {

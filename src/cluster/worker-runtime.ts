@@ -2,7 +2,7 @@
  * How the primary starts a worker process: its node flags and the environment it adds. Each is left
  * as it is when the operator chose it (on the command line, in NODE_OPTIONS, in the environment).
  */
-import type { Environment } from '../app/config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { defaultHashQueueOptions } from '../services/passwords/hashing.js';
 import { SEMI_SPACE_FLAG } from './launch.js';
 

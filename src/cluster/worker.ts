@@ -6,9 +6,9 @@
  */
 import { primaryAdmissionClient } from '../services/admission/index.js';
 import type { Channel } from '../services/admission/index.js';
-import { startApp } from '../app/app.js';
-import type { RunningApp } from '../app/app.js';
-import type { Config } from '../app/config/load.js';
+import { startApp } from '../app.js';
+import type { RunningApp } from '../app.js';
+import type { Config } from '../config/load.js';
 import { flushStdio } from '../log/logger.js';
 import type { LoadedPolicy } from '../services/policy/load.js';
 import { isPrimaryMessage } from './messages.js';

@@ -1,5 +1,5 @@
 /**
- * The narrow ports the composition root (src/app/app.ts) injects, and the system's own clock and
+ * The narrow ports the composition root (src/app.ts) injects, and the system's own clock and
  * randomness behind them; tests pass their own.
  */
 import { randomBytes } from 'node:crypto';

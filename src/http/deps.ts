@@ -7,7 +7,7 @@ import type { Keyring } from '../protocol/index.js';
 import type { HealthSources } from './health.js';
 import type { HttpMetrics } from './middleware/metrics.js';
 
-/** What the transport needs; built in src/app/app.ts. */
+/** What the transport needs; built in src/app.ts. */
 export interface HttpDeps {
   readonly keyring: Keyring;
   /** Enables /echo (from the loopback address only). */

@@ -2,7 +2,7 @@
  * Migrations and the fixed accounts: run once before serving, by the single process or by the cluster
  * primary before it forks (docs/design.md#worker-processes). Safe when instances start together.
  */
-import type { Config } from '../app/config/load.js';
+import type { Config } from '../config/load.js';
 import { systemClock, randomSource } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Logger } from '../log/logger.js';

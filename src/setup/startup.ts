@@ -3,9 +3,9 @@
  * together. Kept apart from the composition root (app.ts) so that a cluster primary, which serves no
  * requests, reads its configuration without loading the HTTP app and the actions.
  */
-import type { Inputs } from '../app/config/inputs.js';
-import { resolveConfig } from '../app/config/load.js';
-import type { Config, PolicyLocation } from '../app/config/load.js';
+import type { Inputs } from '../config/inputs.js';
+import { resolveConfig } from '../config/load.js';
+import type { Config, PolicyLocation } from '../config/load.js';
 import { loadPolicyBytes, loadPolicyFile } from '../services/policy/load.js';
 import type { LoadedPolicy, PolicyLoad } from '../services/policy/load.js';
 

@@ -13,7 +13,7 @@ import { after, describe, it } from 'node:test';
 import { auditEventNames } from '../../src/services/audit/catalogue.js';
 import { createWebhookSender, parseWebhookSecret, webhookSignature } from '../../src/services/audit/webhooks.js';
 import type { AuditRecord } from '../../src/services/audit/audit.js';
-import { loadConfig } from '../../src/app/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log/logger.js';
 import { randomSource } from '../../src/domain/ports.js';
 import { GOOD_PASSWORD, openSession } from '../helpers/accounts.js';

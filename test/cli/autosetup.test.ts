@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createClient } from '../../src/client/index.js';
-import { loadConfVars } from '../../src/app/config/confvars.js';
+import { loadConfVars } from '../../src/config/confvars.js';
 import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { runAuthsvc, startAuthsvc } from './spawn.js';
 

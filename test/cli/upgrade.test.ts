@@ -9,7 +9,7 @@ import { startAuthsvc } from './spawn.js';
 
 /**
  * Upgrades: `npm start` (src/start.ts) of a copy of the package, so that the test can play the next
- * release by changing the copy's src/app/config/confvars.json without touching the real one.
+ * release by changing the copy's src/config/confvars.json without touching the real one.
  */
 const root = mkdtempSync(join(tmpdir(), 'authsvc-upgrade-'));
 const pkg = join(root, 'authsvc');
@@ -55,11 +55,11 @@ describe('upgrades: npm start on a data folder made by an earlier release', () =
     assert.match(output, /First start: authsvc is set up/);
     const workers = Math.min(4, availableParallelism());
     assert.match(output, new RegExp(`^workers: ${workers} \\(min\\(4, \\d+ available CPUs\\)`, 'm'));
-    assert.deepEqual(readJson(confvarsCopy), readJson(join(PKG_DIR, 'src', 'app', 'config', 'confvars.json')));
+    assert.deepEqual(readJson(confvarsCopy), readJson(join(PKG_DIR, 'src', 'config', 'confvars.json')));
   });
 
   it('starts after the package adds an item the copy lacks, and takes that item as an option', async () => {
-    const shipped = join(pkg, 'src', 'app', 'config', 'confvars.json');
+    const shipped = join(pkg, 'src', 'config', 'confvars.json');
     const items = readJson(shipped);
     items['upgradeprobe'] = {
       env: 'AUTHSVC_UPGRADEPROBE',

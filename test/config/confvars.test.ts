@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../../src/app/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { tempDir } from '../helpers/temp.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
-import { parseEnvFile } from '../../src/app/config/envfile.js';
+import { parseEnvFile } from '../../src/config/envfile.js';
 
 const parse = (lines: string[]) => parseEnvFile(lines.join('\n'), 'test.env');
 

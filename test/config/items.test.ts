@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfVars } from '../../src/app/config/confvars.js';
-import { flag, int, optional, path, required, structured } from '../../src/app/config/decoders.js';
-import { ITEMS } from '../../src/app/config/items.js';
+import { loadConfVars } from '../../src/config/confvars.js';
+import { flag, int, optional, path, required, structured } from '../../src/config/decoders.js';
+import { ITEMS } from '../../src/config/items.js';
 import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
-import { parsePassHash } from '../../src/app/config/settings.js';
+import { parsePassHash } from '../../src/config/settings.js';
 
 const item = { label: 'thing (--thing, AUTHSVC_THING)', basedir: '/srv/authsvc' };
 

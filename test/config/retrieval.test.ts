@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/app/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 import { SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 

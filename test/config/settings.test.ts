@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parsePassHash, parsePassPolicy } from '../../src/app/config/settings.js';
+import { parsePassHash, parsePassPolicy } from '../../src/config/settings.js';
 import { DEFAULT_PASS_POLICY } from '../../src/services/passwords/thresholds.js';
 
 describe('--passpolicy', () => {

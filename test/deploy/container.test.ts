@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
-import { loadConfVars, envNames } from '../../src/app/config/confvars.js';
+import { loadConfVars, envNames } from '../../src/config/confvars.js';
 import { SHIPPED_CONFVARS, PKG_DIR } from '../../src/package-dir.js';
 import { SEMI_SPACE_FLAG } from '../../src/cluster/launch.js';
 import { generateFernetKey } from '../../src/protocol/index.js';

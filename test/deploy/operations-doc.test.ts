@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../../src/app/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey, parseKeyring } from '../../src/protocol/index.js';
 import { BLANK_ANSWERS, runSetup } from '../../src/setup/autosetup.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PKG_DIR, SHIPPED_CONFVARS } from '../../src/package-dir.js';
 import { actionsMarkdown } from '../../src/docs/actions-doc.js';
-import { loadConfVars } from '../../src/app/config/confvars.js';
+import { loadConfVars } from '../../src/config/confvars.js';
 import { configurationMarkdown } from '../../src/docs/configuration-doc.js';
 import { eventsMarkdown } from '../../src/docs/events-doc.js';
 import { auditEventNames } from '../../src/services/audit/catalogue.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ITEMS } from '../../src/app/config/items.js';
+import { ITEMS } from '../../src/config/items.js';
 import { parseAddressRange, peerMatcher } from '../../src/services/metrics/peers.js';
 import type { AddressRange } from '../../src/services/metrics/peers.js';
 

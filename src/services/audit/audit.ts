@@ -1,7 +1,7 @@
 /**
  * Security events (src/services/audit/catalogue.ts) go to an audit sink. The sink is a port: the actions record
  * an event and never know whether it is logged, counted or sent to a webhook; the composition root
- * fans one event out to every sink it wires (src/app/app.ts).
+ * fans one event out to every sink it wires (src/app.ts).
  */
 import type { Clock } from '../../domain/ports.js';
 import type { Logger, Pii } from '../../log/logger.js';

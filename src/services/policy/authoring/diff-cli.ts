@@ -3,7 +3,7 @@
  * policies, as Markdown tables for a pull request (diff.ts says which requests are compared). Exit 0
  * when none differ, 1 when some do, 2 when a policy cannot be read or is invalid (with its problems).
  */
-import { readEnvironment } from '../../../app/config/environment.js';
+import { readEnvironment } from '../../../config/environment.js';
 import { callerPath } from './caller-path.js';
 import { diffPolicies } from './diff.js';
 import type { DiffSide } from './diff.js';

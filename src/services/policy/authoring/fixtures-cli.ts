@@ -3,7 +3,7 @@
  * failing case with the explanation of the decision taken; exit 0 when all pass, 1 when any fails,
  * 2 when the policy or a table cannot be read.
  */
-import { readEnvironment } from '../../../app/config/environment.js';
+import { readEnvironment } from '../../../config/environment.js';
 import { callerPath } from './caller-path.js';
 import { loadFixtureFile } from './fixture-load.js';
 import { matrixSize, runFixture } from './fixture-run.js';

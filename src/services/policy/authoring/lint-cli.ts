@@ -6,7 +6,7 @@
  * Text: `FILE:LINE:COLUMN: POINTER: MESSAGE`, the form editors and CI annotate.
  * JSON: `[{"file", "problems": [{"line", "column", "pointer", "kind", "message"}]}]`.
  */
-import { readEnvironment } from '../../../app/config/environment.js';
+import { readEnvironment } from '../../../config/environment.js';
 import { callerPath } from './caller-path.js';
 import { lintFile } from './lint.js';
 import type { PositionedProblem } from './problems.js';

@@ -4,18 +4,18 @@
  * (the TLS certificate and key). load.ts assembles the decoded values into a Config.
  */
 import { isIP } from 'node:net';
-import { normaliseHost } from '../../protocol/addresses.js';
-import { parseRateLimits } from '../../services/admission/index.js';
-import type { RatePolicy } from '../../services/admission/index.js';
-import { actionNames, parseKeyring } from '../../protocol/index.js';
-import type { Keyring } from '../../protocol/index.js';
-import { parseWebhookSecret } from '../../services/audit/webhooks.js';
-import { LOG_LEVELS } from '../../log/levels.js';
-import type { LogLevel } from '../../log/levels.js';
-import { parseAddressRange } from '../../services/metrics/peers.js';
-import type { AddressRange } from '../../services/metrics/peers.js';
-import { parseDatabaseUrl, redactUrl } from '../../services/store/url.js';
-import type { DatabaseTarget } from '../../services/store/url.js';
+import { normaliseHost } from '../protocol/addresses.js';
+import { parseRateLimits } from '../services/admission/index.js';
+import type { RatePolicy } from '../services/admission/index.js';
+import { actionNames, parseKeyring } from '../protocol/index.js';
+import type { Keyring } from '../protocol/index.js';
+import { parseWebhookSecret } from '../services/audit/webhooks.js';
+import { LOG_LEVELS } from '../log/levels.js';
+import type { LogLevel } from '../log/levels.js';
+import { parseAddressRange } from '../services/metrics/peers.js';
+import type { AddressRange } from '../services/metrics/peers.js';
+import { parseDatabaseUrl, redactUrl } from '../services/store/url.js';
+import type { DatabaseTarget } from '../services/store/url.js';
 import type { Convert, Decoder, ItemContext } from './decoders.js';
 import { asText, bad, fileContent, flag, int, list, ok, optional, path, required, structured } from './decoders.js';
 import type { Retrieved } from './retrieve.js';

@@ -102,7 +102,7 @@ export function list(normalise: (part: string) => string, atLeastOne: string): C
   };
 }
 
-/** A value with a structure of its own, parsed by app/config/settings.ts. */
+/** A value with a structure of its own, parsed by config/settings.ts. */
 export function structured<T>(parse: (text: string) => Parsed<T>): Convert<T> {
   return (text, item) => {
     const parsed = parse(text);

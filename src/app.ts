@@ -6,43 +6,43 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
-import { createDispatcher } from '../actions/dispatch.js';
-import type { Dispatcher } from '../actions/dispatch.js';
-import { fallbackStore, memoryAdmissionStore, storeLoginBackoff } from '../services/admission/index.js';
-import type { AdmissionStore, FallbackStore } from '../services/admission/index.js';
-import type { AuditSink } from '../services/audit/audit.js';
-import { auditOf, metricsAuditSink } from '../services/audit/wiring.js';
-import type { WebhookSender, WebhookTuning } from '../services/audit/webhooks.js';
+import { createDispatcher } from './actions/dispatch.js';
+import type { Dispatcher } from './actions/dispatch.js';
+import { fallbackStore, memoryAdmissionStore, storeLoginBackoff } from './services/admission/index.js';
+import type { AdmissionStore, FallbackStore } from './services/admission/index.js';
+import type { AuditSink } from './services/audit/audit.js';
+import { auditOf, metricsAuditSink } from './services/audit/wiring.js';
+import type { WebhookSender, WebhookTuning } from './services/audit/webhooks.js';
 import type { Config } from './config/load.js';
 import { VERSION } from './config/version.js';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { noLoginBackoff, systemClock, randomSource } from '../domain/ports.js';
-import { fileClock } from '../domain/test-clock.js';
-import type { Clock, LoginBackoff, Random, Sleep } from '../domain/ports.js';
-import { singleProcessReport } from '../http/health-report.js';
-import type { WorkersReport } from '../http/health-report.js';
-import type { HttpMetrics } from '../http/middleware/metrics.js';
-import { closeGracefully, createHttpApp, listen } from '../http/server.js';
-import { createLogger, piiHasher } from '../log/logger.js';
-import { createSmtpMailer } from '../services/mail/smtp.js';
-import type { Logger } from '../log/logger.js';
-import type { MetricsChannel } from '../services/metrics/cluster.js';
-import { peerMatcher } from '../services/metrics/peers.js';
-import type { ServiceMetrics } from '../services/metrics/port.js';
-import { createHashQueue, defaultHashQueueOptions, createHasher } from '../services/passwords/hashing.js';
-import type { HashQueue, HashQueueOptions } from '../services/passwords/hashing.js';
-import { createPwnedChecker, noPwnedCheck } from '../services/passwords/pwned.js';
-import { passwordService } from '../services/passwords/service.js';
-import type { PasswordService } from '../services/passwords/service.js';
-import { loadPolicyFile } from '../services/policy/load.js';
-import type { LoadedPolicy } from '../services/policy/load.js';
-import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from '../services/policy/reload.js';
-import type { ReloadOutcome, SwappablePolicy } from '../services/policy/reload.js';
-import { prepareDatabase } from '../setup/first-start.js';
-import { startCleanup } from '../services/store/cleanup-timer.js';
-import { openStore } from '../services/store/index.js';
-import type { Store } from '../services/store/index.js';
+import { noLoginBackoff, systemClock, randomSource } from './domain/ports.js';
+import { fileClock } from './domain/test-clock.js';
+import type { Clock, LoginBackoff, Random, Sleep } from './domain/ports.js';
+import { singleProcessReport } from './http/health-report.js';
+import type { WorkersReport } from './http/health-report.js';
+import type { HttpMetrics } from './http/middleware/metrics.js';
+import { closeGracefully, createHttpApp, listen } from './http/server.js';
+import { createLogger, piiHasher } from './log/logger.js';
+import { createSmtpMailer } from './services/mail/smtp.js';
+import type { Logger } from './log/logger.js';
+import type { MetricsChannel } from './services/metrics/cluster.js';
+import { peerMatcher } from './services/metrics/peers.js';
+import type { ServiceMetrics } from './services/metrics/port.js';
+import { createHashQueue, defaultHashQueueOptions, createHasher } from './services/passwords/hashing.js';
+import type { HashQueue, HashQueueOptions } from './services/passwords/hashing.js';
+import { createPwnedChecker, noPwnedCheck } from './services/passwords/pwned.js';
+import { passwordService } from './services/passwords/service.js';
+import type { PasswordService } from './services/passwords/service.js';
+import { loadPolicyFile } from './services/policy/load.js';
+import type { LoadedPolicy } from './services/policy/load.js';
+import { applyPolicyBytes, reloadPolicyFile, swappablePolicy } from './services/policy/reload.js';
+import type { ReloadOutcome, SwappablePolicy } from './services/policy/reload.js';
+import { prepareDatabase } from './setup/first-start.js';
+import { startCleanup } from './services/store/cleanup-timer.js';
+import { openStore } from './services/store/index.js';
+import type { Store } from './services/store/index.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -116,7 +116,7 @@ async function admissionOf(options: AppOptions, log: Logger, metrics: ServiceMet
   const url = options.config.redisUrl;
   if (url === null) return fallbackStore(null, local, log);
   // Loaded only here: a process without `redisurl` never loads ioredis.
-  const { redisAdmissionStore } = await import('../services/admission/redis-store.js');
+  const { redisAdmissionStore } = await import('./services/admission/redis-store.js');
   const redis = redisAdmissionStore(url);
   // Commands are not queued while connecting (docs/design.md#ioredis-no-offline-queue-short-timeouts): wait for the
   // connection, briefly, so the first requests use Redis.
@@ -224,7 +224,7 @@ async function serveHttp(
  */
 async function metricsOf(config: Config, hashes: HashQueue, redisUp: () => boolean): Promise<ServiceMetrics | null> {
   if (config.metrics === null) return null;
-  const { createServiceMetrics } = await import('../services/metrics/prometheus.js');
+  const { createServiceMetrics } = await import('./services/metrics/prometheus.js');
   return createServiceMetrics({ hashes, ...(config.redisUrl === null ? {} : { redisUp }) });
 }
 
@@ -236,7 +236,7 @@ async function httpMetricsOf(
 ): Promise<HttpMetrics> {
   const allowPeer = peerMatcher(config.metrics?.allow ?? []);
   if (toPrimary === undefined) return { observer: metrics, allowPeer, scrape: () => metrics.scrape() };
-  const { answerCollects, scrapeThroughPrimary } = await import('../services/metrics/cluster.js');
+  const { answerCollects, scrapeThroughPrimary } = await import('./services/metrics/cluster.js');
   const own = await metrics.scrape();
   answerCollects(toPrimary, () => metrics.figures());
   const summed = scrapeThroughPrimary(toPrimary);

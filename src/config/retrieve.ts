@@ -12,7 +12,7 @@ import type { ConfVar } from './confvars.js';
 import { envNames } from './confvars.js';
 import type { Environment } from './environment.js';
 import { fetchValue } from './http-fetch.js';
-import { PKG_DIR } from '../../package-dir.js';
+import { PKG_DIR } from '../package-dir.js';
 
 export interface Sources {
   /** The real environment merged over the `--envfile` values. */

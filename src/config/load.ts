@@ -5,15 +5,15 @@
  * Precedence per item: real environment > --envfile > command-line option > default.
  */
 import { resolve } from 'node:path';
-import type { RatePolicy } from '../../services/admission/index.js';
-import type { WebhookTarget } from '../../services/audit/webhooks.js';
-import type { LogLevel } from '../../log/levels.js';
-import type { MailTimeouts } from '../../services/mail/mailer.js';
-import type { AddressRange } from '../../services/metrics/peers.js';
-import type { Keyring } from '../../protocol/index.js';
-import type { PassHashSpec } from '../../services/passwords/hashing.js';
-import type { PassPolicy } from '../../services/passwords/thresholds.js';
-import type { DatabaseTarget } from '../../services/store/url.js';
+import type { RatePolicy } from '../services/admission/index.js';
+import type { WebhookTarget } from '../services/audit/webhooks.js';
+import type { LogLevel } from '../log/levels.js';
+import type { MailTimeouts } from '../services/mail/mailer.js';
+import type { AddressRange } from '../services/metrics/peers.js';
+import type { Keyring } from '../protocol/index.js';
+import type { PassHashSpec } from '../services/passwords/hashing.js';
+import type { PassPolicy } from '../services/passwords/thresholds.js';
+import type { DatabaseTarget } from '../services/store/url.js';
 import { itemLabel } from './confvars.js';
 import type { ConfVars } from './confvars.js';
 import type { Environment } from './environment.js';
@@ -60,7 +60,7 @@ export interface Config {
   readonly maxBodySize: number;
   /** Worker processes (docs/design.md#worker-processes); 1 = a single process. */
   readonly workers: number;
-  /** The permissions policy's file: the composition root loads, compiles and reports it (src/app/app.ts). */
+  /** The permissions policy's file: the composition root loads, compiles and reports it (src/app.ts). */
   readonly permissionsPath: string;
   readonly admin: { readonly email?: string; readonly password?: string };
   readonly tls: TlsFiles | null;

@@ -10,7 +10,7 @@ import { loadConfVars } from './confvars.js';
 import type { ConfVars } from './confvars.js';
 import { parseEnvFile } from './envfile.js';
 import type { Environment } from './environment.js';
-import { SHIPPED_CONFVARS } from '../../package-dir.js';
+import { SHIPPED_CONFVARS } from '../package-dir.js';
 import type { Sources } from './retrieve.js';
 
 /** What start-up reads before any item: the command line, the confvars file and the env file. */
