@@ -67,7 +67,9 @@ function skippedServersLine() {
   return parts.length === 0 ? null : `NOT RUN: the suites on ${parts.join(', ')}`;
 }
 
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...concurrency, ...flags, ...files], {
+// exit-promptly.mjs: node's runner passes --import on to each file's process (docs/development.md).
+const preload = ['--import', 'tsx', '--import', './scripts/exit-promptly.mjs'];
+const result = spawnSync(process.execPath, [...preload, '--test', ...concurrency, ...flags, ...files], {
   cwd: root,
   stdio: 'inherit',
 });
