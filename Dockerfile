@@ -38,4 +38,4 @@ EXPOSE 13431
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.AUTHSVC_PORT ?? 13431}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The `authsvc` command with the node flag of its first line (src/bin.ts, src/cluster/launch.ts).
-ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/bin.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--v8-pool-size=1", "dist/bin.js"]

@@ -1,9 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --v8-pool-size=1
 /**
  * The `authsvc` command (package.json "bin"). Serving: exit 0 done (help, autosetup), 2 refused
  * (configuration), 1 crashed. Admin commands (`authsvc user|session|policy …`, src/admin): 0 done,
  * 1 refused, 2 usage or configuration; they start neither the HTTP server nor the cluster.
- * The first line carries node's flag (cluster/launch.ts, SEMI_SPACE_FLAG).
+ * The first line carries node's flags (cluster/launch.ts, NODE_FLAGS).
  */
 // First: sizes libuv's thread pool before any other module can start it.
 import './cluster/launch.js';

@@ -2,7 +2,7 @@
  * `npm start`: zero configuration. The first run sets authsvc up (as --autosetup with every answer
  * blank) in the git-ignored `.authsvc/` folder of the package; every run then starts from its `.env`.
  * Items can still be changed by the environment or by options after `npm start --`. package.json's
- * `start` script runs it with node's flag (cluster/launch.ts, SEMI_SPACE_FLAG).
+ * `start` script runs it with node's flags (cluster/launch.ts, NODE_FLAGS).
  */
 // First: sizes libuv's thread pool before any other module can start it.
 import './cluster/launch.js';

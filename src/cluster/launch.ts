@@ -3,7 +3,7 @@
  * The first import of both entry files (bin.ts, start.ts), so that this runs before any module can start
  * the pool; it imports nothing of src/ (.dependency-cruiser.cjs, test/architecture/launch.test.ts).
  *
- * Password hashes run on the pool. An argon2id hash allocates its memory (12 MiB by default) on the pool thread that runs
+ * Password hashes run on the pool. An argon2id hash allocates its memory (7 MiB by default) on the pool thread that runs
  * it, and glibc keeps the freed block in that thread's arena for the next hash: a process ends up
  * holding one block for every pool thread that ever hashed, though the hash queue (services/passwords/hashing.ts)
  * admits only as many hashes at once as there are cores. So the pool gets one thread per core (libuv's
@@ -24,10 +24,17 @@ import { availableParallelism } from 'node:os';
  * loading the app and keeps it, though a request's garbage fits in far less (measured by `npm run
  * bench`: about 15 MB less per process, CPU per request unchanged). A flag of node's command line:
  * v8.setFlagsFromString() once running leaves the heap as it was configured (measured: new space 16 MB
- * idle either way, 8 MB with the flag). So it is written in bin.ts's first line, the `start` script, the
- * Dockerfile and the systemd unit (test/deploy checks each against this), and given to each worker.
+ * idle either way, 8 MB with the flag).
+ *
+ * One V8 platform thread (node's default is 4): V8 runs its background work (concurrent marking and
+ * sweeping, optimising compiles) there, and every thread that allocates keeps a C-allocator arena of its own.
+ * One process measured 97 MB idle and 155 MB right after `npm run bench` with one thread, 103 and 164 MB
+ * with four, on 2 cores that the main thread and the load generator keep busy anyway (docs/performance.md).
+ *
+ * Both are flags of node's command line, so they are written in bin.ts's first line, the `start` script,
+ * the Dockerfile and the systemd unit (test/deploy checks each against this), and given to each worker.
  */
-export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
+export const NODE_FLAGS = ['--max-semi-space-size=4', '--v8-pool-size=1'] as const;
 
 // Read here rather than in config/environment.ts: loading that module first could start the pool.
 // eslint-disable-next-line no-restricted-properties

@@ -4,17 +4,21 @@
  */
 import type { Environment } from '../config/environment.js';
 import { defaultHashQueueOptions } from '../services/passwords/hashing.js';
-import { SEMI_SPACE_FLAG } from './launch.js';
+import { NODE_FLAGS } from './launch.js';
 
-/** The semi-space flag of launch.ts, also when the primary itself was started without it. */
+/** The node flags of launch.ts, also when the primary itself was started without them; each kept if chosen. */
 export function workerExecArgv(execArgv: readonly string[], env: Environment): string[] {
-  const chosen = [...execArgv, env['NODE_OPTIONS'] ?? ''].some((arg) => arg.includes('--max-semi-space-size'));
-  return chosen ? [...execArgv] : [...execArgv, SEMI_SPACE_FLAG];
+  const given = [...execArgv, env['NODE_OPTIONS'] ?? ''];
+  const missing = NODE_FLAGS.filter((flag) => {
+    const name = flag.slice(0, flag.indexOf('='));
+    return !given.some((arg) => arg.includes(name));
+  });
+  return [...execArgv, ...missing];
 }
 
 /**
  * A worker hashes at most `concurrency` passwords at once (services/passwords/hashing.ts), and glibc keeps a
- * freed argon2 block (12 MiB by default) in the arena of each pool thread that hashed (launch.ts): with libuv's
+ * freed argon2 block (7 MiB by default) in the arena of each pool thread that hashed (launch.ts): with libuv's
  * default four threads a worker held four blocks after its first logins, though it never runs more than
  * `concurrency` hashes. So its pool has that many threads.
  */

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SEMI_SPACE_FLAG } from '../../src/cluster/launch.js';
+import { NODE_FLAGS } from '../../src/cluster/launch.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 
 const source = (file: string): string => readFileSync(join(PKG_DIR, 'src', file), 'utf8');
@@ -43,7 +43,7 @@ describe('launch', () => {
       const firstImport = /^import .*$/m.exec(source(file))?.[0];
       assert.equal(firstImport, "import './cluster/launch.js';", file);
     }
-    assert.equal(source('bin.ts').split('\n', 1)[0], `#!/usr/bin/env -S node ${SEMI_SPACE_FLAG}`);
+    assert.equal(source('bin.ts').split('\n', 1)[0], `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
   });
 
   it(

@@ -23,7 +23,7 @@ function environOf(pid: number): Map<string, string> {
 const argvOf = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 describe('worker runtime', () => {
-  it('starts each worker with 4 MB semi-spaces and one pool thread per hash it may run at once', async () => {
+  it('starts each worker with 4 MB semi-spaces, one V8 platform thread and one pool thread per hash it may run at once', async () => {
     const server = await spawnAuthsvc({ workers: 2 });
     try {
       const workers = childrenOf(server.child.pid ?? 0);
@@ -31,7 +31,8 @@ describe('worker runtime', () => {
       const concurrency = Math.max(1, Math.floor(availableParallelism() / 2));
       for (const pid of workers) {
         assert.equal(environOf(pid).get('UV_THREADPOOL_SIZE'), String(concurrency));
-        assert.ok(argvOf(pid).includes('--max-semi-space-size=4'), argvOf(pid).join(' '));
+        for (const flag of ['--max-semi-space-size=4', '--v8-pool-size=1'])
+          assert.ok(argvOf(pid).includes(flag), argvOf(pid).join(' '));
       }
       // The primary's own environment is the operator's: it sets nothing for itself.
       assert.equal(environOf(server.child.pid ?? 0).get('UV_THREADPOOL_SIZE'), undefined);
@@ -42,12 +43,17 @@ describe('worker runtime', () => {
 
   it("keeps the operator's pool size and semi-space size", () => {
     assert.deepEqual(workerEnv({ UV_THREADPOOL_SIZE: '8' }, 4), {});
-    assert.deepEqual(workerExecArgv([], { NODE_OPTIONS: '--max-semi-space-size=16' }), []);
-    assert.deepEqual(workerExecArgv(['--max-semi-space-size=2'], {}), ['--max-semi-space-size=2']);
+    assert.deepEqual(workerExecArgv([], { NODE_OPTIONS: '--max-semi-space-size=16 --v8-pool-size=2' }), []);
+    assert.deepEqual(workerExecArgv(['--max-semi-space-size=2'], {}), ['--max-semi-space-size=2', '--v8-pool-size=1']);
+    assert.deepEqual(workerExecArgv(['--v8-pool-size=3'], {}), ['--v8-pool-size=3', '--max-semi-space-size=4']);
   });
 
   it('gives a worker at least one pool thread however many workers share the cores', () => {
     assert.deepEqual(workerEnv({}, availableParallelism() * 4), { UV_THREADPOOL_SIZE: '1' });
-    assert.deepEqual(workerExecArgv(['--enable-source-maps'], {}), ['--enable-source-maps', '--max-semi-space-size=4']);
+    assert.deepEqual(workerExecArgv(['--enable-source-maps'], {}), [
+      '--enable-source-maps',
+      '--max-semi-space-size=4',
+      '--v8-pool-size=1',
+    ]);
   });
 });

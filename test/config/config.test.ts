@@ -222,7 +222,7 @@ describe('structured items', () => {
       maxCharFrequency: 0.3,
       minPwnedMatches: 25,
     });
-    assert.deepEqual(config.passHash, { kind: 'argon2id', memoryCost: 12288, timeCost: 3, parallelism: 1 });
+    assert.deepEqual(config.passHash, { kind: 'argon2id', memoryCost: 7168, timeCost: 5, parallelism: 1 });
     assert.equal(config.rateLimits?.burst, 150);
     assert.equal(config.email.port, 25);
     assert.equal(config.email.server, 'localhost');

@@ -9,7 +9,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
 import { loadConfVars, envNames } from '../../src/config/confvars.js';
 import { SHIPPED_CONFVARS, PKG_DIR } from '../../src/package-dir.js';
-import { SEMI_SPACE_FLAG } from '../../src/cluster/launch.js';
+import { NODE_FLAGS } from '../../src/cluster/launch.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
 
@@ -83,7 +83,7 @@ describe('the Dockerfile', () => {
     assert.match(dockerfile, /^USER node$/m);
     assert.match(dockerfile, /^VOLUME \["\/data"\]$/m);
     assert.ok(
-      dockerfile.includes(`\nENTRYPOINT ["node", "${SEMI_SPACE_FLAG}", "dist/bin.js"]\n`),
+      dockerfile.includes(`\nENTRYPOINT ["node", ${NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "dist/bin.js"]\n`),
       'the authsvc command',
     );
     const env = /^ENV ((?:.*\\\n)*.*)$/m.exec(dockerfile)?.[1] ?? '';
@@ -137,7 +137,7 @@ describe('the image', () => {
 describe('npm start', () => {
   it("starts node with the bin's flag", () => {
     const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start'];
-    assert.equal(start, `node ${SEMI_SPACE_FLAG} dist/start.js`);
+    assert.equal(start, `node ${NODE_FLAGS.join(' ')} dist/start.js`);
   });
 });
 
@@ -146,7 +146,7 @@ describe('the systemd unit example', () => {
     const unit = read('deploy/systemd/authsvc.service');
     assert.ok(
       unit.includes(
-        `\nExecStart=/usr/bin/node ${SEMI_SPACE_FLAG} /opt/authsvc/dist/bin.js --envfile=/var/lib/authsvc/.env`,
+        `\nExecStart=/usr/bin/node ${NODE_FLAGS.join(' ')} /opt/authsvc/dist/bin.js --envfile=/var/lib/authsvc/.env`,
       ),
       'ExecStart',
     );

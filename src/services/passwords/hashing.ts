@@ -1,6 +1,6 @@
 /**
  * Password hashing (docs/design.md#passwords). New hashes use the configured kind: argon2id by default
- * (m=12 MiB, t=3, p=1, of equal strength in OWASP's table to its first choice m=19 MiB, t=2, with less memory) or scrypt (scrypt-kdf format). Both kinds
+ * (m=7 MiB, t=5, p=1, of equal strength in OWASP's table to its first choice m=19 MiB, t=2, with less memory) or scrypt (scrypt-kdf format). Both kinds
  * always verify, whatever is configured, and so do the reference's argon2 hashes (argon2-cffi PHC
  * strings), so users can be imported. A verification says when the stored hash should be replaced.
  * The server runs them through the hash queue (below), which bounds how many run at once.
@@ -93,7 +93,7 @@ export interface PasswordHasher extends HashPort {
   verifyDummy(password: string): Promise<void>;
 }
 
-export const DEFAULT_PASSHASH: PassHashSpec = { kind: 'argon2id', memoryCost: 12_288, timeCost: 3, parallelism: 1 };
+export const DEFAULT_PASSHASH: PassHashSpec = { kind: 'argon2id', memoryCost: 7168, timeCost: 5, parallelism: 1 };
 
 // scrypt-kdf's types declare named exports, but its module has only a default export holding them.
 const scrypt = (scryptModule as unknown as { default: typeof scryptModule }).default;
