@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
+import { secretBox } from './accounts/secret-box.js';
 import { createDispatcher } from './actions/dispatch.js';
 import type { Dispatcher } from './actions/dispatch.js';
 import { fallbackStore, memoryAdmissionStore, storeLoginBackoff } from './services/admission/index.js';
@@ -171,7 +172,10 @@ function dispatcherOf(
     mailer: createSmtpMailer(config.email),
     policy,
     loginBackoff,
+    secrets: secretBox(config.keyring),
     settings: {
+      serverName: config.serverName,
+      stepUpWindowSeconds: config.stepUpWindowSeconds,
       sessionExpiryDays: config.sessionExpiryDays,
       userLockTries: config.userLockTries,
       userLockTimeSeconds: config.userLockTimeSeconds,

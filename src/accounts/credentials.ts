@@ -15,12 +15,12 @@ import type { Clock, LoginBackoff } from '../domain/ports.js';
 import type { PasswordService } from '../services/passwords/service.js';
 import type { RequestId } from '../protocol/index.js';
 import type { Store } from '../services/store/index.js';
-import type { UserRecord } from '../services/store/index.js';
+import type { FactorMethods, UserRecord } from '../services/store/index.js';
 
 /** What the check uses: the login records, the hasher, the lock-out settings, the clock and the audit. */
 export interface CredentialDeps {
   readonly clock: Clock;
-  readonly store: Pick<Store, 'users'>;
+  readonly store: Pick<Store, 'users' | 'factors'>;
   readonly audit: AuditSink;
   readonly passwords: Pick<PasswordService, 'hasher'>;
   readonly settings: { readonly userLockTries: number; readonly userLockTimeSeconds: number };
@@ -39,8 +39,14 @@ export interface CredentialRequest {
 /** Why a check failed; each action shows all three with one end-user message. */
 export type CredentialFailure = 'wrong_credentials' | 'temporarily_locked' | 'user_inactive';
 
+/**
+ * A right password on a usable account. `factors` is null for a user without a second factor; for one with a
+ * factor it lists how the user can prove it, and the check is not yet a success: the failure counter and the
+ * back-off stay as they were until a second factor is proved (docs/design.md#second-factors).
+ */
 export type CredentialCheck =
-  { readonly ok: true; readonly user: UserRecord } | { readonly ok: false; readonly code: CredentialFailure };
+  | { readonly ok: true; readonly user: UserRecord; readonly factors: FactorMethods | null }
+  | { readonly ok: false; readonly code: CredentialFailure };
 
 /** Whose password: by email, by id (a session's user), or by id and email, both of which must match. */
 export type Who =
@@ -61,9 +67,10 @@ export async function checkCredentials(
   const check = await verifyCredentials(deps, who, password, meta);
   auditCheck(deps, who, meta, check);
   // A wrong password (or any attempt on a locked account) waits; a right one, even on an inactive
-  // account, ends the run: it was not guessing.
-  if (check.ok || check.code === 'user_inactive') await deps.loginBackoff.succeeded(identityOf(who));
-  else await deps.loginBackoff.failed(identityOf(who));
+  // account, ends the run: it was not guessing. With a second factor only the second step ends it.
+  if (check.ok ? check.factors === null : check.code === 'user_inactive')
+    await deps.loginBackoff.succeeded(identityOf(who));
+  else if (!check.ok) await deps.loginBackoff.failed(identityOf(who));
   return check;
 }
 
@@ -75,7 +82,7 @@ function auditCheck(deps: CredentialDeps, who: Who, meta: CredentialRequest, che
   const ip = meta.clientIp;
   if (check.ok) {
     deps.audit.record({
-      event: 'login.succeeded',
+      event: check.factors === null ? 'login.succeeded' : 'login.second-factor-required',
       reqid: meta.reqid,
       subject: { userId: check.user.userId, ip },
       detail: { action: meta.action },
@@ -116,19 +123,10 @@ async function verifyCredentials(
     return uncounted('wrong_credentials');
   }
   const { user, passwordHash } = found;
-  const fail = async (): Promise<CredentialCheck> => {
-    const counted = await countFailure(user.userId);
-    if (counted?.lockedNow === true) {
-      deps.audit.record({
-        event: 'account.locked-out',
-        reqid: meta.reqid,
-        subject: { userId: user.userId, ip: meta.clientIp },
-        detail: { failed_login_tries: counted.count, locked_for_s: userLockTimeSeconds },
-      });
-    }
-    const locked = counted?.lockedUntil !== null && counted?.lockedUntil !== undefined && counted.lockedUntil > now;
-    return { ok: false, code: locked ? 'temporarily_locked' : 'wrong_credentials' };
-  };
+  const fail = async (): Promise<CredentialCheck> => ({
+    ok: false,
+    code: (await countFailedCheck(deps, user.userId, meta)) ? 'temporarily_locked' : 'wrong_credentials',
+  });
 
   // While a temporary lock lasts, even the right password fails (and the attempt still counts).
   if (user.lockedUntil !== null && user.lockedUntil > now) {
@@ -141,9 +139,34 @@ async function verifyCredentials(
   // An unverified address alone does not stop it: after an email change the address waits for its
   // confirmation while the account stays usable (docs/design.md#email-changes).
   if (!user.isActive || user.userRole === 'locked') return uncounted('user_inactive');
-  await deps.store.users.recordSuccess(user.userId, now);
   if (verified.needsRehash) await rehash(deps, user.userId, password, now);
-  return { ok: true, user };
+  const methods = await deps.store.factors.methods(user.userId);
+  if (methods.totp || methods.passkey) return { ok: true, user, factors: methods };
+  await deps.store.users.recordSuccess(user.userId, now);
+  return { ok: true, user, factors: null };
+}
+
+/**
+ * Counts a failed check of a user's password or second factor toward the temporary lock, and records the lock when
+ * this failure set it. True when the account is locked now.
+ */
+export async function countFailedCheck(
+  deps: CredentialDeps,
+  userId: number,
+  meta: CredentialRequest,
+): Promise<boolean> {
+  const now = deps.clock.now();
+  const { userLockTries, userLockTimeSeconds } = deps.settings;
+  const counted = await deps.store.users.recordFailure(userId, now, userLockTries, userLockTimeSeconds * 1000);
+  if (counted?.lockedNow === true) {
+    deps.audit.record({
+      event: 'account.locked-out',
+      reqid: meta.reqid,
+      subject: { userId, ip: meta.clientIp },
+      detail: { failed_login_tries: counted.count, locked_for_s: userLockTimeSeconds },
+    });
+  }
+  return counted?.lockedUntil !== null && counted?.lockedUntil !== undefined && counted.lockedUntil > now;
 }
 
 /** Stores a hash with the current parameters; a busy hash queue only postpones it to the next login. */

@@ -6,6 +6,7 @@
  */
 import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
+import { STEP_UP, steppedUp } from '../accounts/second-step.js';
 import { formatDateTime } from '../protocol/index.js';
 import type { ActionOutput, Problem } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/addresses.js';
@@ -93,6 +94,7 @@ const apikeyNewNosession = defineAction('apikey-new-nosession', {
     failures: {
       apikey_issue_denied: 'API key issuance failed. You are not allowed to issue an API key.',
       caller_not_valid: 'API key issuance failed. You are not allowed to issue an API key.',
+      step_up_required: STEP_UP,
     },
   },
   async handle(deps, input, meta) {
@@ -103,6 +105,9 @@ const apikeyNewNosession = defineAction('apikey-new-nosession', {
     const caller = { userId: input.user_id, role: input.user_role };
     const access = await grantedKeyAccess(deps, caller, 'create', input.user_id);
     if (typeof access === 'string') return fail(access === 'denied' ? 'apikey_issue_denied' : access, NONE);
+    // With a second factor, session_token must be the user's, with a factor proved lately (docs/design.md#step-up).
+    const sessionHash = input.session_token === undefined ? null : hashToken(input.session_token);
+    if (!(await steppedUp(deps, input.user_id, sessionHash))) return fail('step_up_required', NONE);
     const issued = issue(
       deps,
       {

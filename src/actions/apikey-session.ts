@@ -6,6 +6,7 @@
  */
 import { fail, ok } from '../domain/result.js';
 import { hashToken, newToken } from '../domain/tokens.js';
+import { STEP_UP, steppedUp } from '../accounts/second-step.js';
 import { formatDateTime } from '../protocol/index.js';
 import { normaliseIp } from '../protocol/addresses.js';
 import type { SessionKeyRecord } from '../services/store/api-keys.js';
@@ -26,6 +27,7 @@ const apikeyNew = defineAction('apikey-new', {
       apikey_issue_denied: 'API key issuance failed. You are not allowed to issue an API key.',
       caller_not_valid: 'API key issuance failed. You are not allowed to issue an API key.',
       apikey_session_invalid: 'Invalid session token for API key issuance request.',
+      step_up_required: STEP_UP,
     },
   },
   async handle(deps, input, meta) {
@@ -44,6 +46,7 @@ const apikeyNew = defineAction('apikey-new', {
     if (session.userId !== input.user_id || session.ipAddress !== ipAddress || session.userAgent !== input.user_agent) {
       return fail('apikey_session_invalid', none, [SESSION_MISMATCH]);
     }
+    if (!(await steppedUp(deps, input.user_id, sessionHash))) return fail('step_up_required', none);
 
     const tkn = newToken(deps.random);
     const record: SessionKeyRecord = {

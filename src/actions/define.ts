@@ -2,6 +2,7 @@
  * An action = its declaration (src/protocol: schemas, rate class, failure codes) + a plain handler
  * `(deps, input, meta) → Result` + its end-user messages. Handlers never see HTTP.
  */
+import type { SecretBox } from '../accounts/secret-box.js';
 import type { AuditSink } from '../services/audit/audit.js';
 import type { Clock, LoginBackoff, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
@@ -31,7 +32,13 @@ export interface Deps {
   readonly policy: PolicySource;
   /** The growing wait before a failed password check is answered (docs/design.md#lock-out-and-login-back-off). */
   readonly loginBackoff: LoginBackoff;
+  /** Seals and opens second-factor secrets at rest (docs/design.md#second-factors). */
+  readonly secrets: SecretBox;
   readonly settings: {
+    /** The issuer of TOTP factors (the otpauth:// URI and the app's list). */
+    readonly serverName: string;
+    /** How long a session's second-factor proof lasts (docs/design.md#step-up). */
+    readonly stepUpWindowSeconds: number;
     readonly sessionExpiryDays: number;
     /**
      * Failed password checks of one account that trigger the temporary lock

@@ -9,25 +9,40 @@ import { fail, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { defineAction } from './define.js';
 import type { loginActions } from '../protocol/actions/login.js';
-import type { FamilyHandlers } from './define.js';
+import type { Deps, FamilyHandlers } from './define.js';
+import { issueTicket, methodsOf } from '../accounts/second-step.js';
 
 /** One message for every failure, the temporary lock included: nothing reveals which accounts exist. */
 const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work.";
+
+/** The right password of a user with a second factor: the frontend asks for the second step. */
+export const SECOND_STEP = 'Please finish signing in with your authenticator app, a recovery code or a passkey.';
 
 const failures = {
   wrong_credentials: DID_NOT_WORK,
   temporarily_locked: DID_NOT_WORK,
   user_inactive: DID_NOT_WORK,
+  second_factor_required: SECOND_STEP,
 } as const;
 
-type Verified = { user_id: number | null; user_role: string | null };
+type Verified = { user_id: number | null; user_role: string | null; login_ticket?: string; methods?: string[] };
 
-/** The check's audit event is recorded by checkCredentials. */
-function answer(check: CredentialCheck) {
-  if (check.ok) {
-    return ok<Verified>({ user_id: check.user.userId, user_role: check.user.userRole });
+/**
+ * The check's audit event is recorded by checkCredentials. A user with a second factor gets a login ticket bound to
+ * the presented session (null: none) instead of a success (docs/design.md#second-factors).
+ */
+async function answer(deps: Deps, check: CredentialCheck, sessionHash: string | null, origin: string) {
+  if (!check.ok) return fail(check.code, { user_id: null, user_role: null });
+  if (check.factors !== null) {
+    const ticket = await issueTicket(deps, check.user, sessionHash, origin);
+    return fail('second_factor_required', {
+      user_id: null,
+      user_role: null,
+      login_ticket: ticket,
+      methods: methodsOf(check.factors),
+    });
   }
-  return fail(check.code, { user_id: null, user_role: null });
+  return ok<Verified>({ user_id: check.user.userId, user_role: check.user.userRole });
 }
 
 const userLogin = defineAction('user-login', {
@@ -40,9 +55,10 @@ const userLogin = defineAction('user-login', {
       return fail('session_not_found', { user_id: null, user_role: null });
     }
     const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
-    // The presented session ends whatever the outcome (session fixation): the frontend opens a new one.
-    await deps.store.sessions.delete(tokenHash);
-    return answer(check);
+    // The presented session ends whatever the outcome (session fixation): the frontend opens a new one. A login
+    // waiting for its second step keeps it until then: the ticket is bound to it.
+    if (!(check.ok && check.factors !== null)) await deps.store.sessions.delete(tokenHash);
+    return answer(deps, check, tokenHash, 'user-login');
   },
 });
 
@@ -50,7 +66,7 @@ const userPasscheckNosession = defineAction('user-passcheck-nosession', {
   messages: { ok: 'Verification successful.', failures },
   async handle(deps, input, meta) {
     const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
-    return answer(check);
+    return answer(deps, check, null, 'user-passcheck-nosession');
   },
 });
 
@@ -60,13 +76,14 @@ const userPasscheck = defineAction('user-passcheck', {
     failures: { ...failures, session_not_found: 'No session token provided.' },
   },
   async handle(deps, input, meta) {
-    const session = await deps.store.sessions.find(hashToken(input.session_token), deps.clock.now());
+    const tokenHash = hashToken(input.session_token);
+    const session = await deps.store.sessions.find(tokenHash, deps.clock.now());
     if (session === null) {
       await deps.passwords.hasher.verifyDummy(input.password);
       return fail('session_not_found', { user_id: null, user_role: null });
     }
     const check = await checkCredentials(deps, { userId: session.userId }, input.password, meta);
-    return answer(check);
+    return answer(deps, check, tokenHash, 'user-passcheck');
   },
 });
 

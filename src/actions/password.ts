@@ -1,5 +1,6 @@
 /** user-validatepass, user-changepass(-nosession), user-resetpass(-nosession). */
 import { checkCredentials } from '../accounts/credentials.js';
+import { STEP_UP, stepUpFresh } from '../accounts/second-step.js';
 import type { CredentialFailure } from '../accounts/credentials.js';
 import { normaliseFullName } from '../accounts/full-name.js';
 import { normaliseEmail } from '../protocol/index.js';
@@ -68,7 +69,7 @@ async function replacePassword(
   });
 }
 
-type ChangeCode = CredentialFailure | 'password_unchanged' | 'insecure_password';
+type ChangeCode = CredentialFailure | 'password_unchanged' | 'insecure_password' | 'step_up_required';
 
 /** Every failed check of the current password shows one message (docs/design.md#one-credential-check). */
 const changeMessages = {
@@ -77,6 +78,7 @@ const changeMessages = {
   user_inactive: CURRENT_DID_NOT_MATCH,
   password_unchanged: SAME_AS_OLD,
   insecure_password: INSECURE_NEW,
+  step_up_required: STEP_UP,
 } as const;
 
 interface ChangeInput {
@@ -102,6 +104,10 @@ async function changePassword(
   const check = await checkCredentials(deps, who, input.current_password, meta);
   if (!check.ok) return fail(check.code, none);
   const { user } = check;
+  // With a second factor, the session must have proved it lately; the no-session action has no session that could
+  // (docs/design.md#step-up).
+  if (check.factors !== null && !(await stepUpFresh(deps, user.userId, keepSessionHash)))
+    return fail('step_up_required', none);
   if (input.new_password === input.current_password) return fail('password_unchanged', none);
   const verdict = await deps.passwords.check(input.new_password, {
     email: user.email,

@@ -9,6 +9,7 @@ import type { ActionName } from '../protocol/index.js';
 import type { RegisteredAction } from './define.js';
 import { accessHandlers } from './access.js';
 import { apikeyNosessionHandlers } from './apikey-nosession.js';
+import { factorHandlers } from './factors.js';
 import { apikeySessionHandlers } from './apikey-session.js';
 import { emailHandlers } from './email.js';
 import { loginHandlers } from './login.js';
@@ -37,4 +38,5 @@ export const registry: Registry = {
   ...emailHandlers,
   ...apikeySessionHandlers,
   ...apikeyNosessionHandlers,
+  ...factorHandlers,
 };

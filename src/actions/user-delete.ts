@@ -12,6 +12,8 @@ import { normaliseEmail } from '../protocol/index.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { ANONYMOUS_ID, DUMMY_ID, SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import { checkCredentials } from '../accounts/credentials.js';
+import { STEP_UP, stepUpFresh } from '../accounts/second-step.js';
+import { hashToken } from '../domain/tokens.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { userDeleteActions } from '../protocol/actions/user-delete.js';
@@ -30,6 +32,7 @@ const userDelete = defineAction('user-delete', {
       wrong_credentials: NOT_VERIFIED,
       temporarily_locked: NOT_VERIFIED,
       user_inactive: NOT_VERIFIED,
+      step_up_required: STEP_UP,
     },
   },
   async handle(deps, input, meta) {
@@ -46,6 +49,10 @@ const userDelete = defineAction('user-delete', {
     } else {
       const check = await checkCredentials(deps, { userId: input.user_id, email }, input.password, meta);
       if (!check.ok) return fail(check.code, none);
+      // With a second factor, session_token must be the user's, with a factor proved lately (docs/design.md#step-up).
+      const sessionHash = input.session_token === undefined ? null : hashToken(input.session_token);
+      if (check.factors !== null && !(await stepUpFresh(deps, input.user_id, sessionHash)))
+        return fail('step_up_required', none);
       found = check.user;
     }
     if (found === null) return fail('user_not_found', none);

@@ -24,6 +24,8 @@
  * compare-and-swap on the stored text.
  */
 import { checkCredentials } from '../accounts/credentials.js';
+import { STEP_UP, stepUpFresh } from '../accounts/second-step.js';
+import { hashToken } from '../domain/tokens.js';
 import { checkInitiator } from '../accounts/initiator.js';
 import { editedEmail, editedFullName, parseUpdate } from '../accounts/user-edits.js';
 import type { EditableKey, UserUpdate } from '../accounts/user-edits.js';
@@ -166,6 +168,7 @@ const userEdit = defineAction('user-edit', {
       wrong_credentials: PASSWORD_DID_NOT_MATCH,
       temporarily_locked: PASSWORD_DID_NOT_MATCH,
       user_inactive: PASSWORD_DID_NOT_MATCH,
+      step_up_required: STEP_UP,
     },
   },
   async handle(deps, input, meta) {
@@ -200,6 +203,8 @@ const userEdit = defineAction('user-edit', {
       }
       const check = await checkCredentials(deps, { userId: target }, input.password, meta);
       if (!check.ok) return fail(check.code, none);
+      if (check.factors !== null && !(await stepUpFresh(deps, target, hashToken(input.session_token))))
+        return fail('step_up_required', none);
     }
     return applyEdit(
       deps,

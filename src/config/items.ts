@@ -141,6 +141,7 @@ export const ITEMS = {
   messagettl: int(1, 86_400),
   maxbodysize: int(1024, 64 * 1024 * 1024),
   userlocktime: int(1, 10_000_000),
+  stepupwindow: int(1, 86_400),
   userlocktries: int(1, 1000),
   refreshgrace: int(0, 3600),
   workers: int(1, 64),

@@ -65,6 +65,8 @@ export interface Config {
   readonly admin: { readonly email?: string; readonly password?: string };
   readonly tls: TlsFiles | null;
   readonly userLockTimeSeconds: number;
+  /** Seconds a session's second-factor proof lasts for the actions that need one (docs/design.md#step-up). */
+  readonly stepUpWindowSeconds: number;
   readonly userLockTries: number;
   readonly passPolicy: PassPolicy;
   readonly passHash: PassHashSpec;
@@ -140,6 +142,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     },
     tls: v.tlscertfile !== null && v.tlscertkey !== null ? { cert: v.tlscertfile, key: v.tlscertkey } : null,
     userLockTimeSeconds: v.userlocktime,
+    stepUpWindowSeconds: v.stepupwindow,
     userLockTries: v.userlocktries,
     passPolicy: v.passpolicy,
     passHash: v.passhash,

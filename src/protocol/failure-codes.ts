@@ -67,6 +67,14 @@ export const FAILURE_CODES = [
   'apikey_owner_mismatch',
   'refresh_token_invalid',
   'refresh_token_rotated',
+  // Second factors.
+  'second_factor_required',
+  'second_factor_wrong',
+  'login_ticket_invalid',
+  'step_up_required',
+  'no_second_factor',
+  'factor_not_found',
+  'factor_limit',
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -141,6 +149,13 @@ export const FAILURE_REASONS = {
   apikey_owner_mismatch: "the request's user_id and user_role are not the key's uid and rol",
   refresh_token_invalid: 'provided API key has no valid refresh token',
   refresh_token_rotated: 'the refresh token was exchanged moments ago by another request; nothing was changed',
+  second_factor_required: 'the password is right; the user has a second factor: finish with user-login-secondfactor',
+  second_factor_wrong: 'the second factor did not verify',
+  login_ticket_invalid: 'login ticket unknown, expired, spent, revoked, out of tries or for another session',
+  step_up_required: 'this needs a second factor proved on this session within stepupwindow (user-stepup)',
+  no_second_factor: 'the user has no active second factor',
+  factor_not_found: 'the user has no such factor',
+  factor_limit: 'the user has as many factors as allowed',
 } as const satisfies Record<FailureCode, string>;
 
 export type FailureReason<C extends FailureCode = FailureCode> = (typeof FAILURE_REASONS)[C];

@@ -15,7 +15,8 @@ import { parseRateLimits } from '../../src/services/admission/index.js';
 import { piiHasher } from '../../src/log/logger.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { actionNames } from '../../src/protocol/index.js';
-import { GOOD_PASSWORD, openSession } from '../helpers/accounts.js';
+import { totpCodeAt } from '../../src/accounts/second-factor.js';
+import { GOOD_PASSWORD, openSession, verifiedUser } from '../helpers/accounts.js';
 import { startTestServer } from '../helpers/server.js';
 import type { LogLine, TestServer } from '../helpers/server.js';
 import { startSink } from '../mail/smtp-sink.js';
@@ -382,6 +383,59 @@ describe('the audit events', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('records second factors: added, a login asking for one, a wrong and a right code, new recovery codes, removal', async () => {
+    const userId = await verifiedUser(server, 'grace@example.org');
+    const session = await openSession(server, userId);
+    let secret = '';
+    let factorId = '';
+    const added = await during(async () => {
+      const started = await server.call('user-totp-new', { user_id: userId, session_token: session, name: 'phone' });
+      assert.ok(started.success);
+      ({ secret, factor_id: factorId } = started.response);
+      const confirm = { user_id: userId, session_token: session, factor_id: factorId };
+      assert.equal((await server.call('user-totp-confirm', { ...confirm, code: '000000' })).success, false);
+      const code = totpCodeAt(secret, server.clock.now());
+      assert.ok((await server.call('user-totp-confirm', { ...confirm, code })).success);
+    });
+    assert.deepEqual(
+      added.map((e) => e.event),
+      ['second-factor.failed', 'factor.added'],
+    );
+    assert.deepEqual(only(added, 'factor.added')[0]?.detail, { kind: 'totp', recovery_codes: true });
+    server.clock.advance(30_000);
+    const anonymous = await openSession(server);
+    const loggedIn = await during(async () => {
+      const first = await server.call('user-login', {
+        session_token: anonymous,
+        email: 'grace@example.org',
+        password: GOOD_PASSWORD,
+      });
+      const ticket = first.success ? '' : ((first.response as { login_ticket?: string }).login_ticket ?? '');
+      const step = { session_token: anonymous, login_ticket: ticket, method: 'totp' } as const;
+      assert.equal((await server.call('user-login-secondfactor', { ...step, code: '000000' })).success, false);
+      const code = totpCodeAt(secret, server.clock.now());
+      assert.ok((await server.call('user-login-secondfactor', { ...step, code })).success);
+    });
+    assert.deepEqual(
+      loggedIn.map((e) => e.event),
+      ['login.second-factor-required', 'second-factor.failed', 'second-factor.used', 'login.succeeded'],
+    );
+    const managed = await during(async () => {
+      assert.ok((await server.call('user-recoverycodes-new', { user_id: userId, session_token: session })).success);
+      const removed = await server.call('user-factor-delete', {
+        user_id: userId,
+        session_token: session,
+        factor_id: factorId,
+      });
+      assert.ok(removed.success);
+    });
+    assert.deepEqual(
+      managed.map((e) => e.event),
+      ['recovery-codes.replaced', 'factor.removed'],
+    );
+    assert.deepEqual(only(managed, 'factor.removed')[0]?.detail, { kind: 'totp', factors_left: 0 });
   });
 
   it('has observed every event of the catalogue', () => {

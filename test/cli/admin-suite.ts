@@ -190,7 +190,13 @@ export function adminSuite(db: TestDatabase): void {
     const purge = await admin(['session', 'purge', '--json']);
     expectExit(purge, 0, 'session purge');
     const deleted = JSON.parse(purge.stdout) as Record<string, number>;
-    assert.deepEqual(Object.keys(deleted).sort(), ['apikeys', 'apikeys_nosession', 'refresh_tokens', 'sessions']);
+    assert.deepEqual(Object.keys(deleted).sort(), [
+      'apikeys',
+      'apikeys_nosession',
+      'login_tickets',
+      'refresh_tokens',
+      'sessions',
+    ]);
     const human = await admin(['session', 'purge']);
     expectExit(human, 0, 'session purge (table)');
     assert.match(human.stdout, /^sessions +\d+$/m);

@@ -152,5 +152,22 @@ export function validRequests(cast: RequestCast): { [K in ActionName]: Body } {
     'apikey-revoke-nosession': keyUse,
     'apikey-revokeall-nosession': keyUse,
     'apikey-refresh-nosession': { ...keyUse, ...lifetimes, refresh_token: cast.refreshToken, ip_address: '192.0.2.1' },
+    'user-factor-list': { user_id: user.id, session_token: token },
+    'user-totp-new': { user_id: user.id, session_token: token, name: 'phone' },
+    'user-totp-confirm': {
+      user_id: user.id,
+      session_token: token,
+      factor_id: 'AAAAAAAAAAAAAAAAAAAAAA',
+      code: '123456',
+    },
+    'user-login-secondfactor': {
+      session_token: token,
+      login_ticket: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      method: 'totp',
+      code: '123456',
+    },
+    'user-stepup': { user_id: user.id, session_token: token, method: 'recovery', code: 'aaaa-bbbb-cccc-dddd' },
+    'user-factor-delete': { user_id: user.id, session_token: token, factor_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
+    'user-recoverycodes-new': { user_id: user.id, session_token: token },
   };
 }

@@ -402,9 +402,28 @@ forEachDatabase((db) => {
           expires: t(now - HOUR),
         },
       ]);
+      const ticket = (hash: string, expires: number) =>
+        store.factors.createTicket({
+          ticketHash: hash,
+          userId: 1,
+          sessionHash: null,
+          origin: 'user-login',
+          generation: 0,
+          wrongTries: 0,
+          created: now - HOUR,
+          expires,
+        });
+      await ticket('2a'.repeat(32), now);
+      await ticket('2b'.repeat(32), now + 1);
       const report = await store.purgeExpired(now);
       assert.equal(report.ran, true);
-      assert.deepEqual(report.deleted, { refresh_tokens: 1, apikeys_nosession: 1, apikeys: 0, sessions: 2 });
+      assert.deepEqual(report.deleted, {
+        refresh_tokens: 1,
+        apikeys_nosession: 1,
+        apikeys: 0,
+        login_tickets: 1,
+        sessions: 2,
+      });
       const left = async (table: string, column: string) =>
         ((await sqlOf(store)(table).select(column).orderBy(column)) as Array<Record<string, string>>).map(
           (r) => r[column],
@@ -412,6 +431,7 @@ forEachDatabase((db) => {
       assert.deepEqual(await left('sessions', 'token_hash'), ['03'.repeat(32)]);
       assert.deepEqual(await left('apikeys_nosession', 'tkn_hash'), ['0b'.repeat(32)]);
       assert.deepEqual(await left('refresh_tokens', 'token_hash'), ['1a'.repeat(32)]);
+      assert.deepEqual(await left('login_tickets', 'ticket_hash'), ['2b'.repeat(32)]);
     });
 
     if (db.kind !== 'sqlite') {

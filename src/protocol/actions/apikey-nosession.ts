@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullOnFailure } from '../schema-kit.js';
+import { LIMITS, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { APIKEY_RATE } from '../rate-class.js';
 import {
@@ -33,7 +33,7 @@ export const apikeyNosessionActions = {
       'own `apikey`.',
     changesState: true,
     rate: APIKEY_RATE,
-    failures: ['apikey_issue_denied', 'caller_not_valid'],
+    failures: ['apikey_issue_denied', 'caller_not_valid', 'step_up_required'],
     input: Type.Object({
       issuer: Issuer,
       audience: Audience,
@@ -43,6 +43,11 @@ export const apikeyNosessionActions = {
       user_id: UserId,
       user_role: UserRole,
       ip_address: KeyIp,
+      session_token: Type.Optional(
+        Text(LIMITS.token, {
+          description: "for a user with a second factor: the user's session, which proved it within stepupwindow",
+        }),
+      ),
     }),
     output: IssuedNoSessionKey,
   },

@@ -25,7 +25,7 @@ export const apikeySessionActions = {
       "request's, and the policy must allow `create` on the user's own `apikey`. The key dies with the session.",
     changesState: true,
     rate: APIKEY_RATE,
-    failures: ['apikey_issue_denied', 'caller_not_valid', 'apikey_session_invalid'],
+    failures: ['apikey_issue_denied', 'caller_not_valid', 'apikey_session_invalid', 'step_up_required'],
     input: Type.Object({
       issuer: Issuer,
       audience: Audience,

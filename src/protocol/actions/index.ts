@@ -13,6 +13,7 @@ import { verificationActions } from './verification.js';
 import { emailActions } from './email.js';
 import { apikeySessionActions } from './apikey-session.js';
 import { apikeyNosessionActions } from './apikey-nosession.js';
+import { factorActions } from './factors.js';
 
 /**
  * Every action of the wire protocol, by name: the spread of the families. Each family file here has
@@ -32,6 +33,7 @@ export const actionSpecs = {
   ...emailActions,
   ...apikeySessionActions,
   ...apikeyNosessionActions,
+  ...factorActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

@@ -9,6 +9,17 @@ const Email = Text(LIMITS.email, { description: "the user's email (compared case
 const Verified = Type.Object({
   user_id: NullOnFailure(Type.Integer({ description: 'null when the check failed' })),
   user_role: NullOnFailure(Type.String()),
+  login_ticket: Type.Optional(
+    Type.String({
+      description:
+        'with second_factor_required only: the ticket for user-login-secondfactor (single use, 5 minutes, this session)',
+    }),
+  ),
+  methods: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'with second_factor_required only: what the user can prove (totp, passkey, recovery)',
+    }),
+  ),
 });
 
 export const loginActions = {
@@ -18,7 +29,13 @@ export const loginActions = {
       'one); every failure gets the same end-user message, and failed attempts count towards the temporary lock.',
     changesState: true,
     rate: USER_RATE,
-    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'session_not_found'],
+    failures: [
+      'wrong_credentials',
+      'temporarily_locked',
+      'user_inactive',
+      'session_not_found',
+      'second_factor_required',
+    ],
     padFailures: true,
     input: Type.Object({
       session_token: SessionToken,
@@ -39,7 +56,13 @@ export const loginActions = {
     summary: "Checks the password of the session's user (the session is kept); failures count towards the lock.",
     changesState: true,
     rate: USER_RATE,
-    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'session_not_found'],
+    failures: [
+      'wrong_credentials',
+      'temporarily_locked',
+      'user_inactive',
+      'session_not_found',
+      'second_factor_required',
+    ],
     padFailures: true,
     input: Type.Object({ session_token: SessionToken, password: Password('the password') }),
     output: Verified,
@@ -48,7 +71,7 @@ export const loginActions = {
     summary: "Checks a user's email and password without a session; failures count towards the lock.",
     changesState: true,
     rate: USER_RATE,
-    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive'],
+    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'second_factor_required'],
     padFailures: true,
     input: Type.Object({ email: Email, password: Password('the password') }),
     output: Verified,

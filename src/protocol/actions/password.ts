@@ -48,6 +48,7 @@ export const passwordActions = {
       'user_inactive',
       'password_unchanged',
       'insecure_password',
+      'step_up_required',
     ],
     input: Type.Object({
       user_id: Id(),
@@ -66,7 +67,14 @@ export const passwordActions = {
     changesState: true,
     padFailures: true,
     rate: USER_RATE,
-    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'password_unchanged', 'insecure_password'],
+    failures: [
+      'wrong_credentials',
+      'temporarily_locked',
+      'user_inactive',
+      'password_unchanged',
+      'insecure_password',
+      'step_up_required',
+    ],
     input: Type.Object({
       user_id: Id(),
       full_name: FullName,

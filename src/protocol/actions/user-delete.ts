@@ -18,13 +18,18 @@ export const userDeleteActions = {
       'wrong_credentials',
       'temporarily_locked',
       'user_inactive',
+      'step_up_required',
     ],
     input: Type.Object({
       email: Text(LIMITS.email, { description: 'the email of the user to delete' }),
       user_id: Id({ description: 'the user to delete' }),
       password: Type.Optional(Text(LIMITS.passwordWire, { description: "the user's password" })),
       session_token: Type.Optional(
-        Text(LIMITS.token, { description: 'a superuser’s session: then the password may be omitted (extension)' }),
+        Text(LIMITS.token, {
+          description:
+            'a superuser’s session: then the password may be omitted (extension); for a user with a second factor, ' +
+            'their own session, which proved it within stepupwindow',
+        }),
       ),
     }),
     output: Type.Object({ user_id: NullOnFailure(Type.Integer()), email: NullOnFailure(Type.String()) }),

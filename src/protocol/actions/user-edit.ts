@@ -34,6 +34,7 @@ export const userEditActions = {
       'wrong_credentials',
       'temporarily_locked',
       'user_inactive',
+      'step_up_required',
     ],
     input: Type.Object({
       ...Initiator,

@@ -40,6 +40,10 @@ export const STRICT_ACTION_LIMITS: ReadonlyMap<string, number> = new Map([
   ['user-changepass', 5],
   ['user-changepass-nosession', 5],
   ['user-delete', 5],
+  // The second steps: each wrong code also counts toward the account's lock (docs/design.md#second-factors).
+  ['user-login-secondfactor', 10],
+  ['user-stepup', 10],
+  ['user-totp-confirm', 10],
   ['user-sendemail-signup', 2],
   ['user-sendemail-forgotpass', 2],
   ['user-set-emailsent', 2],

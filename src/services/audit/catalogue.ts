@@ -189,6 +189,52 @@ export const AUDIT_EVENTS = {
       smtp: { type: 'string', about: 'The SMTP error codes (no addresses).' },
     },
   },
+  'login.second-factor-required': {
+    level: 'info',
+    description:
+      'A password check succeeded for a user with a second factor: a login ticket was issued for the second step.',
+    detail: { action: action('user-login, user-passcheck or user-passcheck-nosession.') },
+  },
+  'second-factor.failed': {
+    level: 'warn',
+    description:
+      'A second step failed: a wrong code, or a login ticket that is unknown, expired, spent, revoked or for another session.',
+    detail: {
+      action: action('user-login-secondfactor, user-stepup or user-totp-confirm.'),
+      reason: { type: 'string', about: 'second_factor_wrong, login_ticket_invalid or temporarily_locked.' },
+      method: { type: 'string', optional: true, about: 'totp or recovery.' },
+    },
+  },
+  'second-factor.used': {
+    level: 'info',
+    description: 'A second factor was proved (a login’s second step or a step-up).',
+    detail: {
+      action: action('user-login-secondfactor or user-stepup.'),
+      method: { type: 'string', about: 'totp or recovery.' },
+      recovery_codes_left: { type: 'number', optional: true, about: 'After a recovery code was spent.' },
+    },
+  },
+  'factor.added': {
+    level: 'info',
+    description: 'A second factor became active (user-totp-confirm).',
+    detail: {
+      kind: { type: 'string', about: 'totp or passkey.' },
+      recovery_codes: { type: 'boolean', about: 'True when it was the first factor and recovery codes were issued.' },
+    },
+  },
+  'factor.removed': {
+    level: 'warn',
+    description: 'A second factor was removed; the user’s keys, refresh tokens, login tickets and other sessions end.',
+    detail: {
+      kind: { type: 'string', about: 'totp or passkey.' },
+      factors_left: { type: 'number', about: 'Active factors the user still has.' },
+    },
+  },
+  'recovery-codes.replaced': {
+    level: 'info',
+    description: 'The user’s recovery codes were replaced by new ones (user-recoverycodes-new).',
+    detail: {},
+  },
 } as const satisfies Readonly<Record<string, EventSpec>>;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

@@ -14,6 +14,8 @@ import { SERVING_LIMITS } from './db.js';
 import type { DbLimits } from './db.js';
 import type { Dialect } from './dialect.js';
 import { rememberKnex } from './direct-sql.js';
+import { factorRepo } from './factors.js';
+import type { FactorRepo } from './factors.js';
 import { migrate } from './migrations.js';
 import { openDb } from './open-db.js';
 import type { Row } from './records.js';
@@ -26,6 +28,7 @@ import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
 
 export type { SessionRepo, SessionWithUser } from './sessions.js';
+export type { FactorKind, FactorMethods, FactorRecord, FactorRepo, TicketRecord } from './factors.js';
 export type {
   ColumnMatch,
   Credentials,
@@ -46,6 +49,8 @@ export interface Store {
   readonly sessions: SessionRepo;
   /** Session-tied and no-session API keys and refresh tokens. */
   readonly apiKeys: ApiKeyRepo;
+  /** Second factors, recovery codes, login tickets and step-up proofs (docs/design.md#second-factors). */
+  readonly factors: FactorRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -68,6 +73,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     users: guardRepo(userRepo(db), deadlineMs, watch),
     sessions: guardRepo(sessionRepo(db), deadlineMs, watch),
     apiKeys: guardRepo(apiKeyRepo(db), deadlineMs, watch),
+    factors: guardRepo(factorRepo(db), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

@@ -15,6 +15,8 @@ import { LIMITS } from '../../protocol/index.js';
 import type { Dialect } from './dialect.js';
 
 const HASH = 64; // SHA-256 hex
+/** A factor's public id: 16 random bytes, base64url. */
+const FACTOR_ID = 22;
 
 interface Columns {
   time(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
@@ -201,10 +203,78 @@ const credentialGeneration: Knex.Migration = {
   },
 };
 
+/**
+ * Second factors (docs/design.md#second-factors): a user's factors (TOTP, passkeys), their recovery codes (hashes
+ * only), the login tickets between a login's two steps (hashes only), and when a session last proved a factor. A
+ * user without factors has no rows here, and nothing of the existing tables' rows changes.
+ */
+function secondFactors(dialect: Dialect): Knex.Migration {
+  return {
+    async up(knex) {
+      const binary = dialect === 'mysql' ? await binaryCollation(knex) : '';
+      const c = columns(dialect, binary);
+      const createIfMissing = (table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> =>
+        createTableIfMissing(knex, dialect, binary, table, build);
+      await createIfMissing('user_factors', (t) => {
+        c.exact(t, 'factor_id', FACTOR_ID).primary();
+        c.userRef(t, 'user_id').index();
+        t.string('kind', 16).notNullable();
+        t.string('name', LIMITS.fullName).notNullable();
+        // A TOTP factor is pending until its first code confirms it; a passkey is active once verified.
+        t.boolean('active').notNullable().defaultTo(false);
+        c.time(t, 'created').notNullable();
+        c.time(t, 'last_used').nullable();
+        // TOTP: the secret sealed with the server's secret, and the last time step accepted (each step once).
+        t.text('secret').nullable();
+        t.bigInteger('last_step').nullable();
+        // Passkeys: the credential id's SHA-256 (unique; the id itself can be 1,023 bytes), the id, the
+        // COSE public key (base64url), the signature counter and the transports the browser reported.
+        c.exact(t, 'credential_hash', HASH).nullable().unique();
+        t.text('credential_id').nullable();
+        t.text('public_key').nullable();
+        t.bigInteger('sign_count').nullable();
+        c.json(t, 'transports').nullable();
+      });
+      await createIfMissing('recovery_codes', (t) => {
+        c.exact(t, 'code_hash', HASH).primary();
+        c.userRef(t, 'user_id').index();
+        c.time(t, 'created').notNullable();
+      });
+      await createIfMissing('login_tickets', (t) => {
+        c.exact(t, 'ticket_hash', HASH).primary();
+        c.userRef(t, 'user_id').index();
+        // The session the first step was given (null for user-passcheck-nosession); not a foreign key:
+        // the ticket is refused, not deleted, when its session has gone.
+        c.exact(t, 'session_hash', HASH).nullable();
+        // The action that issued it: its second step answers as that action would have.
+        t.string('origin', 40).notNullable();
+        t.integer('credential_generation').notNullable();
+        t.integer('wrong_tries').notNullable().defaultTo(0);
+        c.time(t, 'created').notNullable();
+        c.time(t, 'expires').notNullable().index();
+      });
+      if (!(await knex.schema.hasColumn('sessions', 'stepup_at'))) {
+        await knex.schema.alterTable('sessions', (t) => {
+          c.time(t, 'stepup_at').nullable();
+        });
+      }
+    },
+    async down(knex) {
+      for (const table of ['login_tickets', 'recovery_codes', 'user_factors']) {
+        await knex.schema.dropTableIfExists(table);
+      }
+      await knex.schema.alterTable('sessions', (t) => {
+        t.dropColumn('stepup_at');
+      });
+    },
+  };
+}
+
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
   const migrations: Record<string, Knex.Migration> = {
     '0001_initial': initial(dialect),
     '0002_credential_generation': credentialGeneration,
+    '0003_second_factors': secondFactors(dialect),
   };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),

@@ -217,3 +217,33 @@ export function sessionRecord(row: Row): SessionRecord {
     extraInfo: c.extra_info_json ?? {},
   };
 }
+
+/** A user's second factors (docs/design.md#second-factors): TOTP secrets sealed, passkeys' public keys. */
+export const USER_FACTORS: Table = {
+  name: 'user_factors',
+  idColumn: 'factor_id',
+  timeColumns: ['created', 'last_used'],
+  boolColumns: ['active'],
+  intColumns: ['user_id', 'last_step', 'sign_count'],
+  jsonColumns: ['transports'],
+};
+
+/** Recovery codes, stored only as their SHA-256 hash; a used one is deleted. */
+export const RECOVERY_CODES: Table = {
+  name: 'recovery_codes',
+  idColumn: 'code_hash',
+  timeColumns: ['created'],
+  boolColumns: [],
+  intColumns: ['user_id'],
+  jsonColumns: [],
+};
+
+/** The tickets between a login's two steps, stored only as their SHA-256 hash. */
+export const LOGIN_TICKETS: Table = {
+  name: 'login_tickets',
+  idColumn: 'ticket_hash',
+  timeColumns: ['created', 'expires'],
+  boolColumns: [],
+  intColumns: ['user_id', 'credential_generation', 'wrong_tries'],
+  jsonColumns: [],
+};

@@ -1,0 +1,289 @@
+/**
+ * Second factors (docs/design.md#second-factors): list, add and confirm an authenticator app (TOTP), recovery codes,
+ * a login's second step, step-up, and removal. Every code is checked through accounts/second-step.ts, the second
+ * factor's half of the one credential check.
+ */
+import {
+  newRecoveryCodes,
+  qrSvg,
+  recoveryCodeHash,
+  totpStepOf,
+  totpUri,
+  newTotpSecret,
+} from '../accounts/second-factor.js';
+import { STEP_UP, checkSecondStep, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
+import { fail, ok } from '../domain/result.js';
+import { hashToken } from '../domain/tokens.js';
+import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
+import type { factorActions } from '../protocol/actions/factors.js';
+import type { SessionRecord, UserRecord } from '../services/store/index.js';
+import { defineAction } from './define.js';
+import type { Deps, FamilyHandlers } from './define.js';
+
+/** Factors (active and pending) one user may have. */
+export const MAX_FACTORS = 10;
+
+const DID_NOT_WORK = "Sorry, that code didn't work.";
+const NO_SESSION = 'No session token provided.';
+const NOT_YOURS = 'Sorry, that session is not yours.';
+
+/** The presented session, which must be `userId`'s, with its user. */
+async function ownSession(
+  deps: Deps,
+  sessionToken: string,
+  userId: number,
+): Promise<
+  | { readonly ok: true; readonly tokenHash: string; readonly session: SessionRecord; readonly user: UserRecord }
+  | { readonly ok: false; readonly code: 'session_not_found' | 'session_user_mismatch' }
+> {
+  const tokenHash = hashToken(sessionToken);
+  const found = await deps.store.sessions.findWithUser(tokenHash, deps.clock.now());
+  if (found === null) return { ok: false, code: 'session_not_found' };
+  if (found.session.userId !== userId) return { ok: false, code: 'session_user_mismatch' };
+  return { ok: true, tokenHash, session: found.session, user: found.user };
+}
+
+const userFactorList = defineAction('user-factor-list', {
+  messages: {
+    ok: 'Your second factors.',
+    failures: { session_not_found: NO_SESSION, session_user_mismatch: NOT_YOURS },
+  },
+  async handle(deps, input) {
+    const own = await ownSession(deps, input.session_token, input.user_id);
+    if (!own.ok) return fail(own.code, { factors: null, recovery_codes_left: null });
+    const [factors, methods] = await Promise.all([
+      deps.store.factors.list(input.user_id),
+      deps.store.factors.methods(input.user_id),
+    ]);
+    return ok({
+      factors: factors.map((f) => ({
+        factor_id: f.factorId,
+        kind: f.kind,
+        name: f.name,
+        active: f.active,
+        created: formatDateTime(f.created),
+        last_used: formatOptionalDateTime(f.lastUsed),
+      })),
+      recovery_codes_left: methods.recoveryCodes,
+    });
+  },
+});
+
+const userTotpNew = defineAction('user-totp-new', {
+  messages: {
+    ok: 'Scan the QR code with your authenticator app, then enter a code it shows.',
+    failures: {
+      session_not_found: NO_SESSION,
+      session_user_mismatch: NOT_YOURS,
+      step_up_required: STEP_UP,
+      factor_limit: 'Sorry, you cannot add more second factors. Remove one first.',
+    },
+  },
+  async handle(deps, input) {
+    const none = { factor_id: null, secret: null, otpauth_uri: null, qr_svg: null };
+    const own = await ownSession(deps, input.session_token, input.user_id);
+    if (!own.ok) return fail(own.code, none);
+    if (!(await steppedUp(deps, input.user_id, own.tokenHash))) return fail('step_up_required', none);
+    const existing = await deps.store.factors.list(input.user_id);
+    // A new pending TOTP factor replaces the pending one, so only active factors and passkeys count.
+    if (existing.filter((f) => f.active || f.kind !== 'totp').length >= MAX_FACTORS) return fail('factor_limit', none);
+    const secret = newTotpSecret(deps.random);
+    const factorId = deps.random.bytes(16).toString('base64url');
+    const now = deps.clock.now();
+    const added = await deps.store.factors.add({
+      factorId,
+      userId: input.user_id,
+      kind: 'totp',
+      name: input.name,
+      active: false,
+      created: now,
+      lastUsed: null,
+      secret: deps.secrets.seal(secret, deps.random.bytes(12)),
+      lastStep: null,
+      credentialId: null,
+      publicKey: null,
+      signCount: null,
+      transports: null,
+    });
+    // The user was deleted since the session was read: its session went with it.
+    if (!added) return fail('session_not_found', none);
+    const uri = totpUri(secret, deps.settings.serverName, own.user.email);
+    return ok({ factor_id: factorId, secret, otpauth_uri: uri, qr_svg: await qrSvg(uri) });
+  },
+});
+
+const userTotpConfirm = defineAction('user-totp-confirm', {
+  messages: {
+    ok: 'Your authenticator app is set up.',
+    failures: {
+      session_not_found: NO_SESSION,
+      session_user_mismatch: NOT_YOURS,
+      factor_not_found: 'Sorry, that authenticator app is not waiting to be set up. Please start again.',
+      second_factor_wrong: DID_NOT_WORK,
+    },
+  },
+  async handle(deps, input, meta) {
+    const own = await ownSession(deps, input.session_token, input.user_id);
+    if (!own.ok) return fail(own.code, { factor_id: null });
+    const factor = await deps.store.factors.find(input.user_id, input.factor_id);
+    if (factor === null || factor.kind !== 'totp' || factor.active || factor.secret === null)
+      return fail('factor_not_found', { factor_id: null });
+    const secret = deps.secrets.open(factor.secret);
+    const now = deps.clock.now();
+    const step = secret === null ? null : totpStepOf(secret, input.code, now);
+    if (step === null) {
+      deps.audit.record({
+        event: 'second-factor.failed',
+        reqid: meta.reqid,
+        subject: { userId: input.user_id, ip: meta.clientIp },
+        detail: { action: meta.action, reason: 'second_factor_wrong', method: 'totp' },
+      });
+      return fail('second_factor_wrong', { factor_id: null });
+    }
+    const before = await deps.store.factors.methods(input.user_id);
+    const first = !before.totp && !before.passkey;
+    const codes = first ? newRecoveryCodes(deps.random) : [];
+    const hashes = codes.map((code) => recoveryCodeHash(code) ?? '');
+    if (!(await deps.store.factors.activate(input.user_id, input.factor_id, step, now, hashes)))
+      return fail('factor_not_found', { factor_id: null });
+    // The code just proved the factor on this session.
+    await deps.store.factors.markStepUp(own.tokenHash, now);
+    deps.audit.record({
+      event: 'factor.added',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id, ip: meta.clientIp },
+      detail: { kind: 'totp', recovery_codes: first },
+    });
+    return ok({ factor_id: input.factor_id, ...(first ? { recovery_codes: codes } : {}) });
+  },
+});
+
+const userLoginSecondfactor = defineAction('user-login-secondfactor', {
+  messages: {
+    ok: 'Login successful.',
+    failures: {
+      session_not_found: NO_SESSION,
+      login_ticket_invalid: DID_NOT_WORK,
+      second_factor_wrong: DID_NOT_WORK,
+      temporarily_locked: DID_NOT_WORK,
+    },
+  },
+  async handle(deps, input, meta) {
+    const none = { user_id: null, user_role: null };
+    const tokenHash = hashToken(input.session_token);
+    const now = deps.clock.now();
+    if ((await deps.store.sessions.find(tokenHash, now)) === null) return fail('session_not_found', none);
+    const step = await checkSecondStep(deps, input.login_ticket, tokenHash, input, meta);
+    if (!step.ok) return fail(step.code, none);
+    deps.audit.record({
+      event: 'login.succeeded',
+      reqid: meta.reqid,
+      subject: { userId: step.user.userId, ip: meta.clientIp },
+      detail: { action: meta.action },
+    });
+    // As user-login would have: its session ends (the frontend opens the user's own); user-passcheck's session is
+    // the user's, and has just proved a factor.
+    if (step.origin === 'user-login') await deps.store.sessions.delete(tokenHash);
+    else if (step.origin === 'user-passcheck') await deps.store.factors.markStepUp(tokenHash, now);
+    return ok({ user_id: step.user.userId, user_role: step.user.userRole });
+  },
+});
+
+const userStepup = defineAction('user-stepup', {
+  messages: {
+    ok: 'Thank you: confirmed.',
+    failures: {
+      session_not_found: NO_SESSION,
+      session_user_mismatch: NOT_YOURS,
+      no_second_factor: 'You have no second factor to confirm with.',
+      second_factor_wrong: DID_NOT_WORK,
+      temporarily_locked: DID_NOT_WORK,
+    },
+  },
+  async handle(deps, input, meta) {
+    const none = { stepped_up_until: null };
+    const own = await ownSession(deps, input.session_token, input.user_id);
+    if (!own.ok) return fail(own.code, none);
+    const methods = await deps.store.factors.methods(input.user_id);
+    if (!methods.totp && !methods.passkey) return fail('no_second_factor', none);
+    const verified = await verifySecondFactor(deps, own.user, input, meta);
+    if (!verified.ok) return fail(verified.code, none);
+    const now = deps.clock.now();
+    if (!(await deps.store.factors.markStepUp(own.tokenHash, now))) return fail('session_not_found', none);
+    return ok({ stepped_up_until: formatDateTime(now + deps.settings.stepUpWindowSeconds * 1000) });
+  },
+});
+
+const userFactorDelete = defineAction('user-factor-delete', {
+  messages: {
+    ok: 'The second factor was removed.',
+    failures: {
+      session_not_found: NO_SESSION,
+      session_user_mismatch: NOT_YOURS,
+      step_up_required: STEP_UP,
+      factor_not_found: 'Sorry, you have no such second factor.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const own = await ownSession(deps, input.session_token, input.user_id);
+    if (!own.ok) return fail(own.code, { factor_id: null });
+    if (!(await steppedUp(deps, input.user_id, own.tokenHash))) return fail('step_up_required', { factor_id: null });
+    const factor = await deps.store.factors.find(input.user_id, input.factor_id);
+    if (factor === null || !(await deps.store.factors.remove(input.user_id, input.factor_id)))
+      return fail('factor_not_found', { factor_id: null });
+    // A revocation (docs/design.md#revocation-fence): keys, refresh tokens, login tickets and the other sessions
+    // issued while the factor guarded the account end; this session stays.
+    if (factor.active) await deps.store.apiKeys.revokeForUser(input.user_id, { sessions: { keep: own.tokenHash } });
+    const left = (await deps.store.factors.list(input.user_id)).filter((f) => f.active).length;
+    deps.audit.record({
+      event: 'factor.removed',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id, ip: meta.clientIp },
+      detail: { kind: factor.kind, factors_left: left },
+    });
+    return ok({ factor_id: input.factor_id });
+  },
+});
+
+const userRecoverycodesNew = defineAction('user-recoverycodes-new', {
+  messages: {
+    ok: 'Here are your new recovery codes. The old ones no longer work.',
+    failures: {
+      session_not_found: NO_SESSION,
+      session_user_mismatch: NOT_YOURS,
+      no_second_factor: 'You have no second factor: recovery codes come with the first one.',
+      step_up_required: STEP_UP,
+    },
+  },
+  async handle(deps, input, meta) {
+    const own = await ownSession(deps, input.session_token, input.user_id);
+    if (!own.ok) return fail(own.code, { recovery_codes: null });
+    const methods = await deps.store.factors.methods(input.user_id);
+    if (!methods.totp && !methods.passkey) return fail('no_second_factor', { recovery_codes: null });
+    if (!(await steppedUp(deps, input.user_id, own.tokenHash)))
+      return fail('step_up_required', { recovery_codes: null });
+    const codes = newRecoveryCodes(deps.random);
+    await deps.store.factors.replaceRecoveryCodes(
+      input.user_id,
+      codes.map((code) => recoveryCodeHash(code) ?? ''),
+      deps.clock.now(),
+    );
+    deps.audit.record({
+      event: 'recovery-codes.replaced',
+      reqid: meta.reqid,
+      subject: { userId: input.user_id, ip: meta.clientIp },
+      detail: {},
+    });
+    return ok({ recovery_codes: codes });
+  },
+});
+
+export const factorHandlers = {
+  'user-factor-list': userFactorList,
+  'user-totp-new': userTotpNew,
+  'user-totp-confirm': userTotpConfirm,
+  'user-login-secondfactor': userLoginSecondfactor,
+  'user-stepup': userStepup,
+  'user-factor-delete': userFactorDelete,
+  'user-recoverycodes-new': userRecoverycodesNew,
+} satisfies FamilyHandlers<typeof factorActions>;

@@ -1,0 +1,129 @@
+import { Type } from '@sinclair/typebox';
+import { DateTimeOut, Id, LIMITS, NullOnFailure, Nullable, Text } from '../schema-kit.js';
+import type { ActionSpec } from '../action-spec.js';
+import { USER_RATE } from '../rate-class.js';
+
+const SessionToken = Text(LIMITS.token, { description: "the user's session token" });
+const UserId = Id({ description: 'the user (the session must be theirs)' });
+const FactorId = Text(64, { description: 'the factor, as user-factor-list or user-totp-new named it' });
+const FactorName = Text(LIMITS.fullName, { description: 'a name for the user to tell their factors apart' });
+/** A TOTP code or a recovery code, as the user typed it. */
+const Code = Text(64, { description: 'a 6-digit code of the authenticator app, or a recovery code' });
+const Method = Type.Union([Type.Literal('totp'), Type.Literal('recovery')], {
+  description: 'totp: a code of the authenticator app; recovery: one of the recovery codes',
+});
+const RecoveryCodes = Type.Array(Type.String(), {
+  description: 'the recovery codes, shown this once: each logs in once in place of a code',
+});
+
+const Factor = Type.Object({
+  factor_id: Type.String(),
+  kind: Type.Union([Type.Literal('totp'), Type.Literal('passkey')]),
+  name: Type.String(),
+  active: Type.Boolean({ description: 'false for a TOTP factor waiting for user-totp-confirm' }),
+  created: DateTimeOut(),
+  last_used: Nullable(DateTimeOut()),
+});
+
+/** What a successful second step answers: what a successful user-login answers. */
+const Verified = Type.Object({
+  user_id: NullOnFailure(Type.Integer({ description: 'null when the check failed' })),
+  user_role: NullOnFailure(Type.String()),
+});
+
+/** The actions that need a fresh second factor on their session (docs/design.md#step-up) also list this failure. */
+export const factorActions = {
+  'user-factor-list': {
+    summary: "Lists the user's second factors (pending ones included) and how many recovery codes are left.",
+    changesState: false,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'session_user_mismatch'],
+    input: Type.Object({ user_id: UserId, session_token: SessionToken }),
+    output: Type.Object({
+      factors: NullOnFailure(Type.Array(Factor)),
+      recovery_codes_left: NullOnFailure(Type.Integer()),
+    }),
+  },
+  'user-totp-new': {
+    summary:
+      'Starts adding an authenticator app: a pending TOTP factor with its secret, otpauth:// URI and QR code (SVG). ' +
+      'It works only after user-totp-confirm; a newer pending one replaces it. Needs a fresh second factor when the ' +
+      'user already has one.',
+    changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'session_user_mismatch', 'step_up_required', 'factor_limit'],
+    input: Type.Object({ user_id: UserId, session_token: SessionToken, name: FactorName }),
+    output: Type.Object({
+      factor_id: NullOnFailure(Type.String()),
+      secret: NullOnFailure(Type.String({ description: 'base32, for typing into the app' })),
+      otpauth_uri: NullOnFailure(Type.String()),
+      qr_svg: NullOnFailure(Type.String({ description: 'the otpauth:// URI as a QR code, an SVG document' })),
+    }),
+  },
+  'user-totp-confirm': {
+    summary:
+      "Activates a pending TOTP factor with a code of the app. The user's first active factor also answers 10 " +
+      'recovery codes, shown this once.',
+    changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'session_user_mismatch', 'factor_not_found', 'second_factor_wrong'],
+    input: Type.Object({ user_id: UserId, session_token: SessionToken, factor_id: FactorId, code: Code }),
+    output: Type.Object({
+      factor_id: NullOnFailure(Type.String()),
+      recovery_codes: Type.Optional(RecoveryCodes),
+    }),
+  },
+  'user-login-secondfactor': {
+    summary:
+      'The second step of a login (or of user-passcheck, user-passcheck-nosession) that answered ' +
+      'second_factor_required: the ticket it gave, with a code. Answers what the first step would have answered ' +
+      'without a second factor; user-login’s presented session then ends. A wrong code counts like a wrong password; ' +
+      'a ticket dies after 5 wrong codes, after 5 minutes, and once used.',
+    changesState: true,
+    padFailures: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'login_ticket_invalid', 'second_factor_wrong', 'temporarily_locked'],
+    input: Type.Object({
+      session_token: Text(LIMITS.token, { description: 'the session the first step was given' }),
+      login_ticket: Text(LIMITS.token, { description: 'the ticket the first step answered' }),
+      method: Method,
+      code: Code,
+    }),
+    output: Verified,
+  },
+  'user-stepup': {
+    summary:
+      'Proves a second factor on a session of the user, which then may, for stepupwindow seconds, change the ' +
+      'password or email, delete the account, manage factors and recovery codes, and create API keys.',
+    changesState: true,
+    padFailures: true,
+    rate: USER_RATE,
+    failures: [
+      'session_not_found',
+      'session_user_mismatch',
+      'no_second_factor',
+      'second_factor_wrong',
+      'temporarily_locked',
+    ],
+    input: Type.Object({ user_id: UserId, session_token: SessionToken, method: Method, code: Code }),
+    output: Type.Object({ stepped_up_until: NullOnFailure(DateTimeOut()) }),
+  },
+  'user-factor-delete': {
+    summary:
+      'Removes one of the user’s factors (needs a fresh second factor); removing the last active one also removes ' +
+      'the recovery codes. Like every revocation, it ends the user’s API keys and refresh tokens and other sessions.',
+    changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'session_user_mismatch', 'step_up_required', 'factor_not_found'],
+    input: Type.Object({ user_id: UserId, session_token: SessionToken, factor_id: FactorId }),
+    output: Type.Object({ factor_id: NullOnFailure(Type.String()) }),
+  },
+  'user-recoverycodes-new': {
+    summary: 'Replaces the user’s recovery codes with 10 new ones, shown this once (needs a fresh second factor).',
+    changesState: true,
+    rate: USER_RATE,
+    failures: ['session_not_found', 'session_user_mismatch', 'no_second_factor', 'step_up_required'],
+    input: Type.Object({ user_id: UserId, session_token: SessionToken }),
+    output: Type.Object({ recovery_codes: NullOnFailure(RecoveryCodes) }),
+  },
+} as const satisfies Record<string, ActionSpec>;
