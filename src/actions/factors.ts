@@ -12,6 +12,8 @@ import {
   newTotpSecret,
 } from '../accounts/second-factor.js';
 import { STEP_UP, checkSecondStep, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
+import { checkInitiator } from '../accounts/initiator.js';
+import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { fail, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
@@ -278,6 +280,46 @@ const userRecoverycodesNew = defineAction('user-recoverycodes-new', {
   },
 });
 
+const NOT_AVAILABLE = 'Superuser session info not available for this request.';
+
+const userFactorsReset = defineAction('user-factors-reset', {
+  messages: {
+    ok: "The user's second factors were removed.",
+    failures: {
+      not_superuser: "You don't have the privileges to remove other users' second factors.",
+      self_lock: 'Remove your own second factors with user-factor-delete.',
+      system_account: 'The system accounts have no second factors.',
+      session_not_found: NOT_AVAILABLE,
+      session_mismatch: NOT_AVAILABLE,
+      role_mismatch: NOT_AVAILABLE,
+      role_not_in_policy: NOT_AVAILABLE,
+      caller_not_valid: NOT_AVAILABLE,
+      user_not_found: 'No such user.',
+    },
+  },
+  async handle(deps, input, meta) {
+    const none = { removed_factors: null };
+    const target = input.target_userid;
+    if (input.user_role !== 'superuser') return fail('not_superuser', none);
+    // One's own factors need one's own step-up (user-factor-delete), even for a superuser.
+    if (target === input.user_id) return fail('self_lock', none);
+    if (target === ANONYMOUS_ID || target === DUMMY_ID) return fail('system_account', none);
+    const initiator = await checkInitiator(deps, input);
+    if (!initiator.ok) return fail(initiator.code, none);
+    if ((await deps.store.users.byId(target)) === null) return fail('user_not_found', none);
+    const removed = await deps.store.factors.removeAll(target);
+    // A revocation (docs/design.md#revocation-fence): whoever held the lost device holds nothing more.
+    const ended = await deps.store.apiKeys.revokeForUser(target, { sessions: 'all' });
+    deps.audit.record({
+      event: 'factors.reset',
+      reqid: meta.reqid,
+      subject: { userId: target, ip: meta.clientIp },
+      detail: { factors: removed, sessions_ended: ended.sessions },
+    });
+    return ok({ removed_factors: removed });
+  },
+});
+
 export const factorHandlers = {
   'user-factor-list': userFactorList,
   'user-totp-new': userTotpNew,
@@ -286,4 +328,5 @@ export const factorHandlers = {
   'user-stepup': userStepup,
   'user-factor-delete': userFactorDelete,
   'user-recoverycodes-new': userRecoverycodesNew,
+  'user-factors-reset': userFactorsReset,
 } satisfies FamilyHandlers<typeof factorActions>;

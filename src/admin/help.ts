@@ -26,6 +26,8 @@ const USER = [
   '  delete ID|EMAIL [--yes]       delete the user (asks for confirmation unless --yes)',
   "  reset-password ID|EMAIL       set a new password (prompt or stdin); ends the user's sessions",
   '  set-role ID|EMAIL ROLE        change the role (a role of the policy in force)',
+  "  factors reset ID|EMAIL        remove the user's second factors and recovery codes (a lost device);",
+  '                                ends their sessions, keys and login tickets',
   '',
   'Examples:',
   '  npx authsvc user list --envfile=.authsvc/.env',
@@ -35,6 +37,7 @@ const USER = [
   '  npx authsvc user set-role alice@example.org staff --envfile=.authsvc/.env',
   '  npx authsvc user lock 4 --envfile=.authsvc/.env',
   '  npx authsvc user delete alice@example.org --yes --envfile=.authsvc/.env',
+  '  npx authsvc user factors reset alice@example.org --envfile=.authsvc/.env',
 ];
 
 const SESSION = [
@@ -67,7 +70,7 @@ export function groupHelp(group: Group): string {
 /** The section `authsvc --help` adds after its items. */
 export const ADMIN_SUMMARY = [
   'Admin commands (act on the configured database as superuser 1; start no server):',
-  '  authsvc user list|show|add|lock|unlock|delete|reset-password|set-role …   (authsvc user --help)',
+  '  authsvc user list|show|add|lock|unlock|delete|reset-password|set-role|factors …  (authsvc user --help)',
   '  authsvc session purge [--user=ID|EMAIL]                                     (authsvc session --help)',
   '  authsvc policy check [FILE]                                                 (authsvc policy --help)',
   'Examples:',

@@ -230,6 +230,20 @@ async function userResetPassword(op: Operator, args: AdminArgs, terminal: Termin
   );
 }
 
+/** `user factors reset ID|EMAIL`: a user who lost their device gets in again with the password alone. */
+async function userFactors(op: Operator, args: AdminArgs): Promise<void> {
+  const [sub, which] = args.positionals;
+  if (sub !== 'reset' || which === undefined) throw usage('authsvc user factors needs: reset ID|EMAIL', 'user');
+  noMoreThan(args, 2);
+  const user = await findUser(op, which);
+  const done = await op.must('user-factors-reset', { ...(await op.initiator()), target_userid: user.user_id });
+  op.out(
+    args.json
+      ? `${JSON.stringify({ user_id: user.user_id, email: user.email, removed_factors: done.removed_factors })}\n`
+      : `removed ${done.removed_factors ?? 0} second factor(s) of user ${user.user_id} (${user.email}); their sessions ended\n`,
+  );
+}
+
 async function userSetRole(op: Operator, args: AdminArgs): Promise<void> {
   const user = await findUser(op, target(args));
   const role = args.positionals[1];
@@ -281,7 +295,7 @@ async function confirm(terminal: Terminal, question: string): Promise<boolean> {
   return false;
 }
 
-const USER_VERBS = ['list', 'show', 'add', 'lock', 'unlock', 'delete', 'reset-password', 'set-role'];
+const USER_VERBS = ['list', 'show', 'add', 'lock', 'unlock', 'delete', 'reset-password', 'set-role', 'factors'];
 
 async function runUserOrSession(op: Operator, args: AdminArgs, terminal: Terminal): Promise<void> {
   if (args.group === 'session') return sessionPurge(op, args);
@@ -302,6 +316,8 @@ async function runUserOrSession(op: Operator, args: AdminArgs, terminal: Termina
       return userDelete(op, args, terminal);
     case 'reset-password':
       return userResetPassword(op, args, terminal);
+    case 'factors':
+      return userFactors(op, args);
     default:
       return userSetRole(op, args);
   }

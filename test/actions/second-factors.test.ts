@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { totpCodeAt } from '../../src/accounts/second-factor.js';
+import { FAILURE_REASONS } from '../../src/protocol/failure-codes.js';
 import { GOOD_PASSWORD, openSession, rowsOf, verifiedUser } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
@@ -431,6 +432,36 @@ forEachDatabase((db) => {
       assert.ok(done.success, JSON.stringify(done));
     });
 
+    it("a superuser resets another user's factors: the password alone logs in again, and everything else of theirs ends", async () => {
+      const { userId, email, session } = await enrolled();
+      const admin = await openSession(server, 1);
+      const superuser = { user_id: 1, user_role: 'superuser', session_token: admin };
+      const reset = await server.call('user-factors-reset', { ...superuser, target_userid: userId });
+      assert.ok(reset.success, JSON.stringify(reset));
+      assert.equal(reset.response.removed_factors, 1);
+      assert.equal(await sessionExists(session), false);
+      assert.equal((await login(email)).reply.success, true);
+      assert.ok(server.logs.some((l) => l['audit'] === 'factors.reset'));
+
+      const someone = await verifiedUser(server, 'not-a-superuser@example.org');
+      const theirs = await openSession(server, someone);
+      const refusals = [
+        [
+          { user_id: someone, user_role: 'authenticated', session_token: theirs, target_userid: userId },
+          'not_superuser',
+        ],
+        [{ ...superuser, target_userid: 1 }, 'self_lock'],
+        [{ ...superuser, target_userid: 2 }, 'system_account'],
+        [{ ...superuser, target_userid: 99_999 }, 'user_not_found'],
+        [{ ...superuser, user_role: 'superuser', session_token: theirs, target_userid: userId }, 'session_mismatch'],
+      ] as const;
+      for (const [body, code] of refusals) {
+        const reply = await server.call('user-factors-reset', body);
+        assert.equal(reply.success, false, code);
+        assert.equal(!reply.success && reply.failure_reason, FAILURE_REASONS[code], code);
+      }
+    });
+
     it('refuses bad input', async () => {
       for (const [action, body] of [
         ['user-totp-new', { user_id: 'x', session_token: 'a', name: 'n' }],
@@ -440,6 +471,7 @@ forEachDatabase((db) => {
         ['user-factor-delete', { user_id: 4, session_token: 'a' }],
         ['user-factor-list', { session_token: 'a' }],
         ['user-recoverycodes-new', { user_id: 0, session_token: 'a' }],
+        ['user-factors-reset', { user_id: 1, user_role: 'superuser', session_token: 'a' }],
       ] as const) {
         const reply = await server.call(action, body);
         assert.equal(!reply.success && reply.failure_reason, 'invalid request parameters', action);

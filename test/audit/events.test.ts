@@ -422,6 +422,7 @@ describe('the audit events', () => {
       loggedIn.map((e) => e.event),
       ['login.second-factor-required', 'second-factor.failed', 'second-factor.used', 'login.succeeded'],
     );
+    const admin = await openSession(server, 1);
     const managed = await during(async () => {
       assert.ok((await server.call('user-recoverycodes-new', { user_id: userId, session_token: session })).success);
       const removed = await server.call('user-factor-delete', {
@@ -430,10 +431,12 @@ describe('the audit events', () => {
         factor_id: factorId,
       });
       assert.ok(removed.success);
+      const superuser = { user_id: 1, user_role: 'superuser', session_token: admin };
+      assert.ok((await server.call('user-factors-reset', { ...superuser, target_userid: userId })).success);
     });
     assert.deepEqual(
       managed.map((e) => e.event),
-      ['recovery-codes.replaced', 'factor.removed'],
+      ['recovery-codes.replaced', 'factor.removed', 'factors.reset'],
     );
     assert.deepEqual(only(managed, 'factor.removed')[0]?.detail, { kind: 'totp', factors_left: 0 });
   });

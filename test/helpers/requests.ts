@@ -169,5 +169,6 @@ export function validRequests(cast: RequestCast): { [K in ActionName]: Body } {
     'user-stepup': { user_id: user.id, session_token: token, method: 'recovery', code: 'aaaa-bbbb-cccc-dddd' },
     'user-factor-delete': { user_id: user.id, session_token: token, factor_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
     'user-recoverycodes-new': { user_id: user.id, session_token: token },
+    'user-factors-reset': { user_id: user.id, user_role: user.role, session_token: token, target_userid: other.id },
   };
 }

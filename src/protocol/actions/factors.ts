@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTimeOut, Id, LIMITS, NullOnFailure, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
+import { Initiator } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
 
 const SessionToken = Text(LIMITS.token, { description: "the user's session token" });
@@ -125,5 +126,25 @@ export const factorActions = {
     failures: ['session_not_found', 'session_user_mismatch', 'no_second_factor', 'step_up_required'],
     input: Type.Object({ user_id: UserId, session_token: SessionToken }),
     output: Type.Object({ recovery_codes: NullOnFailure(RecoveryCodes) }),
+  },
+  'user-factors-reset': {
+    summary:
+      'A superuser removes every second factor and recovery code of another user (who lost their device): a ' +
+      'revocation that also ends all their sessions, API keys, refresh tokens and login tickets.',
+    changesState: true,
+    rate: USER_RATE,
+    failures: [
+      'not_superuser',
+      'self_lock',
+      'system_account',
+      'session_not_found',
+      'session_mismatch',
+      'role_mismatch',
+      'role_not_in_policy',
+      'caller_not_valid',
+      'user_not_found',
+    ],
+    input: Type.Object({ ...Initiator, target_userid: Id({ description: 'the user whose factors go' }) }),
+    output: Type.Object({ removed_factors: NullOnFailure(Type.Integer()) }),
   },
 } as const satisfies Record<string, ActionSpec>;

@@ -230,6 +230,16 @@ export const AUDIT_EVENTS = {
       factors_left: { type: 'number', about: 'Active factors the user still has.' },
     },
   },
+  'factors.reset': {
+    level: 'warn',
+    description:
+      'A superuser removed every second factor of a user (user-factors-reset, `authsvc user factors reset`); the ' +
+      'user’s sessions, keys, refresh tokens and login tickets end.',
+    detail: {
+      factors: { type: 'number', about: 'Factors removed (pending ones included).' },
+      sessions_ended: { type: 'number', about: 'Sessions of the user that ended.' },
+    },
+  },
   'recovery-codes.replaced': {
     level: 'info',
     description: 'The user’s recovery codes were replaced by new ones (user-recoverycodes-new).',
