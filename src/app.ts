@@ -176,6 +176,7 @@ function dispatcherOf(
     settings: {
       serverName: config.serverName,
       stepUpWindowSeconds: config.stepUpWindowSeconds,
+      mfaRequiredRoles: config.mfaRequiredRoles,
       sessionExpiryDays: config.sessionExpiryDays,
       userLockTries: config.userLockTries,
       userLockTimeSeconds: config.userLockTimeSeconds,

@@ -180,6 +180,36 @@ export async function checkSecondStep(
   return { ok: true, user, origin: found.origin };
 }
 
+export interface EnrolmentTicket {
+  readonly user: UserRecord;
+  readonly ticketHash: string;
+  readonly origin: string;
+}
+
+/**
+ * The ticket of a login that answered second_factor_enrollment_required: unexpired, for this session, of the user's
+ * current generation, the account usable, and the user still without an active factor (a ticket of a user who has one
+ * is for the second step, never for adding a factor). Not spent here.
+ */
+export async function enrolmentTicket(
+  deps: SecondStepDeps,
+  ticket: string,
+  sessionHash: string,
+): Promise<EnrolmentTicket | null> {
+  const { factors, users } = deps.store;
+  const ticketHash = hashToken(ticket);
+  const found = await factors.findTicket(ticketHash, deps.clock.now());
+  if (found === null || found.wrongTries >= TICKET_MAX_TRIES) return null;
+  if (found.sessionHash !== null && found.sessionHash !== sessionHash) return null;
+  const user = (await users.credentialsById(found.userId))?.user;
+  const standing = (await users.standings([found.userId])).get(found.userId);
+  if (user === undefined || standing === undefined || standing.credentialGeneration !== found.generation) return null;
+  if (!standing.isActive || standing.userRole === 'locked') return null;
+  const methods = await factors.methods(found.userId);
+  if (methods.totp || methods.passkey) return null;
+  return { user, ticketHash, origin: found.origin };
+}
+
 /**
  * Whether the session may do what needs a fresh second factor: always for a user without one; else only within
  * `stepupwindow` of a factor proved on this very session (docs/design.md#step-up).

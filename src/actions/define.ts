@@ -39,6 +39,8 @@ export interface Deps {
     readonly serverName: string;
     /** How long a session's second-factor proof lasts (docs/design.md#step-up). */
     readonly stepUpWindowSeconds: number;
+    /** Roles that must enrol a second factor before a login completes. */
+    readonly mfaRequiredRoles: readonly string[];
     readonly sessionExpiryDays: number;
     /**
      * Failed password checks of one account that trigger the temporary lock

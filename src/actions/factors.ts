@@ -11,10 +11,11 @@ import {
   totpUri,
   newTotpSecret,
 } from '../accounts/second-factor.js';
-import { STEP_UP, checkSecondStep, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
+import { STEP_UP, checkSecondStep, enrolmentTicket, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
+import type { EnrolmentTicket } from '../accounts/second-step.js';
 import { checkInitiator } from '../accounts/initiator.js';
 import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
-import { fail, ok } from '../domain/result.js';
+import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
 import type { factorActions } from '../protocol/actions/factors.js';
@@ -26,6 +27,7 @@ import type { Deps, FamilyHandlers } from './define.js';
 export const MAX_FACTORS = 10;
 
 const DID_NOT_WORK = "Sorry, that code didn't work.";
+const START_AGAIN = 'Sorry, that took too long. Please sign in again.';
 const NO_SESSION = 'No session token provided.';
 const NOT_YOURS = 'Sorry, that session is not yours.';
 
@@ -44,6 +46,38 @@ async function ownSession(
   if (found.session.userId !== userId) return { ok: false, code: 'session_user_mismatch' };
   return { ok: true, tokenHash, session: found.session, user: found.user };
 }
+
+type Enroller =
+  | {
+      readonly ok: true;
+      readonly userId: number;
+      readonly user: UserRecord;
+      readonly tokenHash: string;
+      /** The login's enrolment ticket, when the user enrols through one (docs/design.md#second-factors). */
+      readonly ticket: EnrolmentTicket | null;
+    }
+  | { readonly ok: false; readonly code: 'session_not_found' | 'session_user_mismatch' | 'login_ticket_invalid' };
+
+/** Who adds a factor: the owner of the session, or the user of a login's enrolment ticket on that login's session. */
+async function enroller(
+  deps: Deps,
+  input: { readonly user_id?: number; readonly session_token: string; readonly login_ticket?: string },
+): Promise<Enroller | null> {
+  if (input.login_ticket !== undefined) {
+    const tokenHash = hashToken(input.session_token);
+    if ((await deps.store.sessions.find(tokenHash, deps.clock.now())) === null)
+      return { ok: false, code: 'session_not_found' };
+    const ticket = await enrolmentTicket(deps, input.login_ticket, tokenHash);
+    if (ticket === null) return { ok: false, code: 'login_ticket_invalid' };
+    return { ok: true, userId: ticket.user.userId, user: ticket.user, tokenHash, ticket };
+  }
+  if (input.user_id === undefined) return null;
+  const own = await ownSession(deps, input.session_token, input.user_id);
+  return own.ok ? { ok: true, userId: input.user_id, user: own.user, tokenHash: own.tokenHash, ticket: null } : own;
+}
+
+/** Neither user_id nor login_ticket: one of them says whose factor it is. */
+const WHOSE = [{ param: 'user_id', problem: 'missing', required_type: 'int' }] as const;
 
 const userFactorList = defineAction('user-factor-list', {
   messages: {
@@ -79,14 +113,17 @@ const userTotpNew = defineAction('user-totp-new', {
       session_user_mismatch: NOT_YOURS,
       step_up_required: STEP_UP,
       factor_limit: 'Sorry, you cannot add more second factors. Remove one first.',
+      login_ticket_invalid: START_AGAIN,
     },
   },
   async handle(deps, input) {
     const none = { factor_id: null, secret: null, otpauth_uri: null, qr_svg: null };
-    const own = await ownSession(deps, input.session_token, input.user_id);
+    const own = await enroller(deps, input);
+    if (own === null) return invalid([...WHOSE], none);
     if (!own.ok) return fail(own.code, none);
-    if (!(await steppedUp(deps, input.user_id, own.tokenHash))) return fail('step_up_required', none);
-    const existing = await deps.store.factors.list(input.user_id);
+    const userId = own.userId;
+    if (own.ticket === null && !(await steppedUp(deps, userId, own.tokenHash))) return fail('step_up_required', none);
+    const existing = await deps.store.factors.list(userId);
     // A new pending TOTP factor replaces the pending one, so only active factors and passkeys count.
     if (existing.filter((f) => f.active || f.kind !== 'totp').length >= MAX_FACTORS) return fail('factor_limit', none);
     const secret = newTotpSecret(deps.random);
@@ -94,7 +131,7 @@ const userTotpNew = defineAction('user-totp-new', {
     const now = deps.clock.now();
     const added = await deps.store.factors.add({
       factorId,
-      userId: input.user_id,
+      userId,
       kind: 'totp',
       name: input.name,
       active: false,
@@ -122,12 +159,15 @@ const userTotpConfirm = defineAction('user-totp-confirm', {
       session_user_mismatch: NOT_YOURS,
       factor_not_found: 'Sorry, that authenticator app is not waiting to be set up. Please start again.',
       second_factor_wrong: DID_NOT_WORK,
+      login_ticket_invalid: START_AGAIN,
     },
   },
   async handle(deps, input, meta) {
-    const own = await ownSession(deps, input.session_token, input.user_id);
+    const own = await enroller(deps, input);
+    if (own === null) return invalid([...WHOSE], { factor_id: null });
     if (!own.ok) return fail(own.code, { factor_id: null });
-    const factor = await deps.store.factors.find(input.user_id, input.factor_id);
+    const userId = own.userId;
+    const factor = await deps.store.factors.find(userId, input.factor_id);
     if (factor === null || factor.kind !== 'totp' || factor.active || factor.secret === null)
       return fail('factor_not_found', { factor_id: null });
     const secret = deps.secrets.open(factor.secret);
@@ -137,26 +177,39 @@ const userTotpConfirm = defineAction('user-totp-confirm', {
       deps.audit.record({
         event: 'second-factor.failed',
         reqid: meta.reqid,
-        subject: { userId: input.user_id, ip: meta.clientIp },
+        subject: { userId, ip: meta.clientIp },
         detail: { action: meta.action, reason: 'second_factor_wrong', method: 'totp' },
       });
       return fail('second_factor_wrong', { factor_id: null });
     }
-    const before = await deps.store.factors.methods(input.user_id);
+    // A login's ticket is spent first: of two confirmations racing on one ticket, one finishes the login.
+    if (own.ticket !== null && !(await deps.store.factors.spendTicket(own.ticket.ticketHash)))
+      return fail('login_ticket_invalid', { factor_id: null });
+    const before = await deps.store.factors.methods(userId);
     const first = !before.totp && !before.passkey;
     const codes = first ? newRecoveryCodes(deps.random) : [];
     const hashes = codes.map((code) => recoveryCodeHash(code) ?? '');
-    if (!(await deps.store.factors.activate(input.user_id, input.factor_id, step, now, hashes)))
+    if (!(await deps.store.factors.activate(userId, input.factor_id, step, now, hashes)))
       return fail('factor_not_found', { factor_id: null });
     // The code just proved the factor on this session.
     await deps.store.factors.markStepUp(own.tokenHash, now);
     deps.audit.record({
       event: 'factor.added',
       reqid: meta.reqid,
-      subject: { userId: input.user_id, ip: meta.clientIp },
+      subject: { userId, ip: meta.clientIp },
       detail: { kind: 'totp', recovery_codes: first },
     });
-    return ok({ factor_id: input.factor_id, ...(first ? { recovery_codes: codes } : {}) });
+    const added = { factor_id: input.factor_id, ...(first ? { recovery_codes: codes } : {}) };
+    if (own.ticket === null) return ok(added);
+    // The login the ticket came from is done, as user-login-secondfactor would finish it.
+    deps.audit.record({
+      event: 'login.succeeded',
+      reqid: meta.reqid,
+      subject: { userId, ip: meta.clientIp },
+      detail: { action: meta.action },
+    });
+    if (own.ticket.origin === 'user-login') await deps.store.sessions.delete(own.tokenHash);
+    return ok({ ...added, user_id: userId, user_role: own.user.userRole });
   },
 });
 

@@ -18,11 +18,16 @@ const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work."
 /** The right password of a user with a second factor: the frontend asks for the second step. */
 export const SECOND_STEP = 'Please finish signing in with your authenticator app, a recovery code or a passkey.';
 
+/** A user of an `mfarequired` role without a factor: the frontend has them add one first. */
+export const ENROL_FIRST =
+  'Your account needs a second factor: please set up an authenticator app to finish signing in.';
+
 const failures = {
   wrong_credentials: DID_NOT_WORK,
   temporarily_locked: DID_NOT_WORK,
   user_inactive: DID_NOT_WORK,
   second_factor_required: SECOND_STEP,
+  second_factor_enrollment_required: ENROL_FIRST,
 } as const;
 
 type Verified = { user_id: number | null; user_role: string | null; login_ticket?: string; methods?: string[] };
@@ -42,6 +47,16 @@ async function answer(deps: Deps, check: CredentialCheck, sessionHash: string | 
       methods: methodsOf(check.factors),
     });
   }
+  // The ticket of a user without a factor allows only adding a first one (docs/design.md#second-factors).
+  if (deps.settings.mfaRequiredRoles.includes(check.user.userRole)) {
+    const ticket = await issueTicket(deps, check.user, sessionHash, origin);
+    return fail('second_factor_enrollment_required', {
+      user_id: null,
+      user_role: null,
+      login_ticket: ticket,
+      methods: [],
+    });
+  }
   return ok<Verified>({ user_id: check.user.userId, user_role: check.user.userRole });
 }
 
@@ -57,8 +72,13 @@ const userLogin = defineAction('user-login', {
     const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
     // The presented session ends whatever the outcome (session fixation): the frontend opens a new one. A login
     // waiting for its second step keeps it until then: the ticket is bound to it.
-    if (!(check.ok && check.factors !== null)) await deps.store.sessions.delete(tokenHash);
-    return answer(deps, check, tokenHash, 'user-login');
+    const answered = await answer(deps, check, tokenHash, 'user-login');
+    if (
+      answered.ok ||
+      (answered.code !== 'second_factor_required' && answered.code !== 'second_factor_enrollment_required')
+    )
+      await deps.store.sessions.delete(tokenHash);
+    return answered;
   },
 });
 

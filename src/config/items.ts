@@ -142,6 +142,7 @@ export const ITEMS = {
   maxbodysize: int(1024, 64 * 1024 * 1024),
   userlocktime: int(1, 10_000_000),
   stepupwindow: int(1, 86_400),
+  mfarequired: optional(list((part) => part.trim(), 'at least one role')),
   userlocktries: int(1, 1000),
   refreshgrace: int(0, 3600),
   workers: int(1, 64),

@@ -67,6 +67,8 @@ export interface Config {
   readonly userLockTimeSeconds: number;
   /** Seconds a session's second-factor proof lasts for the actions that need one (docs/design.md#step-up). */
   readonly stepUpWindowSeconds: number;
+  /** Roles whose users must enrol a second factor before a login completes (docs/design.md#second-factors). */
+  readonly mfaRequiredRoles: readonly string[];
   readonly userLockTries: number;
   readonly passPolicy: PassPolicy;
   readonly passHash: PassHashSpec;
@@ -143,6 +145,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     tls: v.tlscertfile !== null && v.tlscertkey !== null ? { cert: v.tlscertfile, key: v.tlscertkey } : null,
     userLockTimeSeconds: v.userlocktime,
     stepUpWindowSeconds: v.stepupwindow,
+    mfaRequiredRoles: v.mfarequired ?? [],
     userLockTries: v.userlocktries,
     passPolicy: v.passpolicy,
     passHash: v.passhash,

@@ -69,6 +69,7 @@ export const FAILURE_CODES = [
   'refresh_token_rotated',
   // Second factors.
   'second_factor_required',
+  'second_factor_enrollment_required',
   'second_factor_wrong',
   'login_ticket_invalid',
   'step_up_required',
@@ -150,6 +151,8 @@ export const FAILURE_REASONS = {
   refresh_token_invalid: 'provided API key has no valid refresh token',
   refresh_token_rotated: 'the refresh token was exchanged moments ago by another request; nothing was changed',
   second_factor_required: 'the password is right; the user has a second factor: finish with user-login-secondfactor',
+  second_factor_enrollment_required:
+    "the password is right; the user's role needs a second factor: add one with the login_ticket (user-totp-new)",
   second_factor_wrong: 'the second factor did not verify',
   login_ticket_invalid: 'login ticket unknown, expired, spent, revoked, out of tries or for another session',
   step_up_required: 'this needs a second factor proved on this session within stepupwindow (user-stepup)',

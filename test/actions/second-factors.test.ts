@@ -480,6 +480,99 @@ forEachDatabase((db) => {
   });
 });
 
+forEachDatabase((db) => {
+  describe('mfarequired: roles that must have a second factor', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ database: db, config: { mfaRequiredRoles: ['staff'] } });
+    });
+    after(() => server.close());
+
+    const staff = async (email: string) => {
+      const userId = await verifiedUser(server, email);
+      await sqlOf(server.app.store)('users').where('user_id', userId).update({ user_role: 'staff' });
+      return userId;
+    };
+    const login = async (email: string) => {
+      const session = await openSession(server);
+      return {
+        session,
+        reply: await server.call('user-login', { session_token: session, email, password: GOOD_PASSWORD }),
+      };
+    };
+
+    it('a user of such a role without a factor gets a ticket that adds a first factor and finishes the login', async () => {
+      const userId = await staff('staff1@example.org');
+      const { session, reply } = await login('staff1@example.org');
+      assert.equal(!reply.success && reply.failure_reason, FAILURE_ENROL);
+      const ticket = (reply.response as { login_ticket?: string }).login_ticket ?? '';
+      assert.deepEqual((reply.response as { methods?: string[] }).methods, []);
+
+      const elsewhere = await openSession(server);
+      const wrongSession = await server.call('user-totp-new', {
+        session_token: elsewhere,
+        login_ticket: ticket,
+        name: 'x',
+      });
+      assert.equal(!wrongSession.success && wrongSession.failure_reason, FAILURE_TICKET);
+      const started = await server.call('user-totp-new', {
+        session_token: session,
+        login_ticket: ticket,
+        name: 'phone',
+      });
+      assert.ok(started.success, JSON.stringify(started));
+      const confirmed = await server.call('user-totp-confirm', {
+        session_token: session,
+        login_ticket: ticket,
+        factor_id: started.response.factor_id,
+        code: totpCodeAt(started.response.secret, server.clock.now()),
+      });
+      assert.ok(confirmed.success, JSON.stringify(confirmed));
+      assert.equal(confirmed.response.user_id, userId);
+      assert.equal(confirmed.response.user_role, 'staff');
+      assert.equal(confirmed.response.recovery_codes?.length, 10);
+      assert.equal((await server.call('session-exists', { session_token: session })).success, false);
+
+      // Spent; and from now on the login asks for the factor.
+      server.clock.advance(STEP);
+      const again = await server.call('user-totp-new', { session_token: session, login_ticket: ticket, name: 'y' });
+      assert.equal(again.success, false);
+      const next = await login('staff1@example.org');
+      assert.equal(!next.reply.success && next.reply.failure_reason, FAILURE_2FA);
+    });
+
+    it('a second-step ticket never adds a factor, and other roles log in in one step', async () => {
+      await staff('staff2@example.org');
+      const { session, reply } = await login('staff2@example.org');
+      const ticket = (reply.response as { login_ticket?: string }).login_ticket ?? '';
+      const started = await server.call('user-totp-new', { session_token: session, login_ticket: ticket, name: 'a' });
+      assert.ok(started.success);
+      await server.call('user-totp-confirm', {
+        session_token: session,
+        login_ticket: ticket,
+        factor_id: started.response.factor_id,
+        code: totpCodeAt(started.response.secret, server.clock.now()),
+      });
+      server.clock.advance(STEP);
+      const second = await login('staff2@example.org');
+      const secondTicket = (second.reply.response as { login_ticket?: string }).login_ticket ?? '';
+      const refused = await server.call('user-totp-new', {
+        session_token: second.session,
+        login_ticket: secondTicket,
+        name: 'b',
+      });
+      assert.equal(!refused.success && refused.failure_reason, FAILURE_TICKET);
+
+      await verifiedUser(server, 'member@example.org');
+      assert.equal((await login('member@example.org')).reply.success, true);
+      const neither = await server.call('user-totp-new', { session_token: second.session, name: 'c' });
+      assert.equal(!neither.success && neither.failure_reason, 'invalid request parameters');
+    });
+  });
+});
+
+const FAILURE_ENROL =
+  "the password is right; the user's role needs a second factor: add one with the login_ticket (user-totp-new)";
 const FAILURE_2FA = 'the password is right; the user has a second factor: finish with user-login-secondfactor';
 const FAILURE_TICKET = 'login ticket unknown, expired, spent, revoked, out of tries or for another session';
 const FAILURE_LOCKED = 'user is temporarily locked after too many failed logins';

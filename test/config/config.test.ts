@@ -229,6 +229,12 @@ describe('structured items', () => {
     assert.equal(config.tls, null);
     assert.equal((await loaded({ ...required, AUTHSVC_RATELIMITS: 'none' })).rateLimits, null);
     assert.equal((await loaded({ ...required, AUTHSVC_PWNEDURL: 'none' })).pwnedUrl, null);
+    assert.equal(config.stepUpWindowSeconds, 600);
+    assert.deepEqual(config.mfaRequiredRoles, []);
+    assert.deepEqual((await loaded({ ...required, AUTHSVC_MFAREQUIRED: ' staff; superuser ;' })).mfaRequiredRoles, [
+      'staff',
+      'superuser',
+    ]);
   });
 
   it('checks ratelimits action names against the actions the server knows, with the other problems', async () => {

@@ -7,6 +7,12 @@ import { USER_RATE } from '../rate-class.js';
 const SessionToken = Text(LIMITS.token, { description: "the user's session token" });
 const UserId = Id({ description: 'the user (the session must be theirs)' });
 const FactorId = Text(64, { description: 'the factor, as user-factor-list or user-totp-new named it' });
+/** The ticket of second_factor_enrollment_required, in place of user_id: the session is the login's. */
+const EnrolTicket = Text(LIMITS.token, {
+  description:
+    'instead of user_id, for a user whose role must have a second factor: the ticket user-login answered with ' +
+    'second_factor_enrollment_required, and session_token the session given to user-login',
+});
 const FactorName = Text(LIMITS.fullName, { description: 'a name for the user to tell their factors apart' });
 /** A TOTP code or a recovery code, as the user typed it. */
 const Code = Text(64, { description: 'a 6-digit code of the authenticator app, or a recovery code' });
@@ -49,11 +55,23 @@ export const factorActions = {
     summary:
       'Starts adding an authenticator app: a pending TOTP factor with its secret, otpauth:// URI and QR code (SVG). ' +
       'It works only after user-totp-confirm; a newer pending one replaces it. Needs a fresh second factor when the ' +
-      'user already has one.',
+      'user already has one. With login_ticket instead of user_id: the first factor of a login that answered ' +
+      'second_factor_enrollment_required.',
     changesState: true,
     rate: USER_RATE,
-    failures: ['session_not_found', 'session_user_mismatch', 'step_up_required', 'factor_limit'],
-    input: Type.Object({ user_id: UserId, session_token: SessionToken, name: FactorName }),
+    failures: [
+      'session_not_found',
+      'session_user_mismatch',
+      'step_up_required',
+      'factor_limit',
+      'login_ticket_invalid',
+    ],
+    input: Type.Object({
+      user_id: Type.Optional(UserId),
+      session_token: SessionToken,
+      login_ticket: Type.Optional(EnrolTicket),
+      name: FactorName,
+    }),
     output: Type.Object({
       factor_id: NullOnFailure(Type.String()),
       secret: NullOnFailure(Type.String({ description: 'base32, for typing into the app' })),
@@ -64,14 +82,31 @@ export const factorActions = {
   'user-totp-confirm': {
     summary:
       "Activates a pending TOTP factor with a code of the app. The user's first active factor also answers 10 " +
-      'recovery codes, shown this once.',
+      'recovery codes, shown this once. With login_ticket: also finishes that login, answering what user-login ' +
+      'answers (and ending its session).',
     changesState: true,
     rate: USER_RATE,
-    failures: ['session_not_found', 'session_user_mismatch', 'factor_not_found', 'second_factor_wrong'],
-    input: Type.Object({ user_id: UserId, session_token: SessionToken, factor_id: FactorId, code: Code }),
+    failures: [
+      'session_not_found',
+      'session_user_mismatch',
+      'factor_not_found',
+      'second_factor_wrong',
+      'login_ticket_invalid',
+    ],
+    input: Type.Object({
+      user_id: Type.Optional(UserId),
+      session_token: SessionToken,
+      login_ticket: Type.Optional(EnrolTicket),
+      factor_id: FactorId,
+      code: Code,
+    }),
     output: Type.Object({
       factor_id: NullOnFailure(Type.String()),
       recovery_codes: Type.Optional(RecoveryCodes),
+      user_id: Type.Optional(
+        Type.Integer({ description: 'with login_ticket: the login is done, as user-login answers' }),
+      ),
+      user_role: Type.Optional(Type.String({ description: 'with login_ticket: as user-login answers' })),
     }),
   },
   'user-login-secondfactor': {

@@ -12,7 +12,9 @@ const Verified = Type.Object({
   login_ticket: Type.Optional(
     Type.String({
       description:
-        'with second_factor_required only: the ticket for user-login-secondfactor (single use, 5 minutes, this session)',
+        'with second_factor_required: the ticket for user-login-secondfactor; with ' +
+        'second_factor_enrollment_required: the ticket for user-totp-new and user-totp-confirm (single use, 5 ' +
+        'minutes, this session)',
     }),
   ),
   methods: Type.Optional(
@@ -35,6 +37,7 @@ export const loginActions = {
       'user_inactive',
       'session_not_found',
       'second_factor_required',
+      'second_factor_enrollment_required',
     ],
     padFailures: true,
     input: Type.Object({
@@ -62,6 +65,7 @@ export const loginActions = {
       'user_inactive',
       'session_not_found',
       'second_factor_required',
+      'second_factor_enrollment_required',
     ],
     padFailures: true,
     input: Type.Object({ session_token: SessionToken, password: Password('the password') }),
@@ -71,7 +75,13 @@ export const loginActions = {
     summary: "Checks a user's email and password without a session; failures count towards the lock.",
     changesState: true,
     rate: USER_RATE,
-    failures: ['wrong_credentials', 'temporarily_locked', 'user_inactive', 'second_factor_required'],
+    failures: [
+      'wrong_credentials',
+      'temporarily_locked',
+      'user_inactive',
+      'second_factor_required',
+      'second_factor_enrollment_required',
+    ],
     padFailures: true,
     input: Type.Object({ email: Email, password: Password('the password') }),
     output: Verified,
