@@ -7,7 +7,7 @@ import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { ActionInput, AuthsvcClient } from 'authsvc/client';
 import { AuthsvcError, failureCodeOf } from 'authsvc/client';
-import { field, form, html, page, STYLE } from './html.js';
+import { field, form, hidden, html, page, STYLE } from './html.js';
 import type { Html } from './html.js';
 import { csrfToken, csrfValid, mailCode, mailCodeValid, normaliseEmail } from './tokens.js';
 
@@ -300,6 +300,9 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       { session_token: ctx.state.visitor.token, email: f['email'] ?? '', password: f['password'] ?? '' },
       ipOpts(ctx),
     );
+    // A user with a second factor: authsvc kept the session, and the ticket it gave finishes the login.
+    if (!login.success && failureCodeOf(login.failure_reason) === 'second_factor_required')
+      return secondStepPage(ctx, login.response.login_ticket ?? '');
     // authsvc deleted the presented session either way; a failure starts a new anonymous one, and
     // a success a session of the user: a new token at login, so a token planted before cannot ride it.
     if (!login.success) {
@@ -309,6 +312,174 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     }
     await newSession(ctx, login.response.user_id);
     ctx.redirect('/');
+  });
+
+  // --- the second step of a login, and step-up ---------------------------------------------------------
+  /** Two forms: a code of the authenticator app, or a recovery code; `target` and `carried` say where they go. */
+  const codeForms = (ctx: Ctx, target: string, carried: Html): Html =>
+    html`${form(
+      target,
+      csrf(ctx),
+      'code-form',
+      html`${carried}${hidden('method', 'totp')}${field('code', 'Code from your authenticator app')}`,
+      'Continue',
+    )}
+    ${form(
+      target,
+      csrf(ctx),
+      'recovery-form',
+      html`${carried}${hidden('method', 'recovery')}${field('code', 'Or one of your recovery codes')}`,
+      'Use a recovery code',
+    )}`;
+  const secondStepPage = (ctx: Ctx, ticket: string, extra: Html = html``): void =>
+    render(ctx, 'Second step', html`${extra}${codeForms(ctx, '/login/second', hidden('login_ticket', ticket))}`);
+  router.post('/login/second', async (ctx) => {
+    const f = ctx.state.form;
+    const ticket = f['login_ticket'] ?? '';
+    const method = f['method'] === 'recovery' ? 'recovery' : 'totp';
+    const done = await call(
+      'user-login-secondfactor',
+      { session_token: ctx.state.visitor.token, login_ticket: ticket, method, code: f['code'] ?? '' },
+      ipOpts(ctx),
+    );
+    if (done.success) {
+      await newSession(ctx, done.response.user_id);
+      return ctx.redirect('/');
+    }
+    // A dead ticket (expired, used up, revoked) means starting again from the password.
+    if (failureCodeOf(done.failure_reason) === 'login_ticket_invalid') {
+      const token = await newSession(ctx, null);
+      ctx.state.visitor = { ...ctx.state.visitor, token };
+      return loginForm(ctx, problem(done.messages));
+    }
+    secondStepPage(ctx, ticket, problem(done.messages));
+  });
+
+  /** authsvc answered step_up_required: the user proves the factor, then goes back to `back` to try again. */
+  const stepUpPage = (ctx: Ctx, back: string, extra: Html = html``): void =>
+    render(
+      ctx,
+      'Confirm it is you',
+      html`${extra}
+        <p class="message" id="stepup-needed">
+          This needs a fresh confirmation with your authenticator app or a recovery code.
+        </p>
+        ${codeForms(ctx, '/stepup', hidden('back', back))}`,
+    );
+  router.post('/stepup', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const f = ctx.state.form;
+    const back = ['/password', '/security', '/apikeys'].includes(f['back'] ?? '') ? (f['back'] ?? '/') : '/';
+    const stepped = await call(
+      'user-stepup',
+      {
+        user_id: v.userId,
+        session_token: v.token,
+        method: f['method'] === 'recovery' ? 'recovery' : 'totp',
+        code: f['code'] ?? '',
+      },
+      ipOpts(ctx),
+    );
+    if (!stepped.success) return stepUpPage(ctx, back, problem(stepped.messages));
+    render(
+      ctx,
+      'Confirmed',
+      html`<p class="message" id="stepped-up">Thank you. <a href="${back}" id="continue">Continue</a></p>`,
+    );
+  });
+
+  // --- second factors ------------------------------------------------------------------------------------
+  const securityPage = async (ctx: Ctx, extra: Html = html``): Promise<void> => {
+    const v = ctx.state.visitor;
+    const listed = await call('user-factor-list', { user_id: v.userId, session_token: v.token }, ipOpts(ctx));
+    if (!listed.success) return render(ctx, 'Security', problem(listed.messages));
+    const factors = listed.response.factors.filter((f) => f.active);
+    render(
+      ctx,
+      'Security',
+      html`${extra}
+        <h2>Second factors</h2>
+        ${
+          factors.length === 0
+            ? html`<p id="no-factors">You have no second factor: your password alone opens your account.</p>`
+            : html`<ul id="factors">
+                ${factors.map(
+                  (f) =>
+                    html`<li>
+                      ${f.name} (${f.kind === 'totp' ? 'authenticator app' : 'passkey'}), added ${f.created}
+                    </li>`,
+                )}
+              </ul>`
+        }
+        <p id="codes-left">Recovery codes left: ${listed.response.recovery_codes_left}</p>
+        ${form('/security/totp', csrf(ctx), 'totp-form', field('name', 'Name of the app or device'), 'Add an authenticator app')}
+        ${factors.length === 0 ? html`` : form('/security/recovery', csrf(ctx), 'recovery-new-form', html``, 'New recovery codes')}`,
+    );
+  };
+  const recoveryCodesList = (codes: readonly string[]): Html =>
+    html`<p class="message">
+        Keep these recovery codes somewhere safe: each logs you in once without the app. They are shown only now.
+      </p>
+      <ul id="recovery-codes">
+        ${codes.map((code) => html`<li><code>${code}</code></li>`)}
+      </ul>`;
+  router.get('/security', requireLogin, (ctx) => securityPage(ctx));
+  router.post('/security/totp', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const started = await call(
+      'user-totp-new',
+      { user_id: v.userId, session_token: v.token, name: ctx.state.form['name'] ?? '' },
+      ipOpts(ctx),
+    );
+    if (!started.success) {
+      if (failureCodeOf(started.failure_reason) === 'step_up_required') return stepUpPage(ctx, '/security');
+      return securityPage(ctx, problem(started.messages));
+    }
+    const { factor_id, secret, qr_svg } = started.response;
+    render(
+      ctx,
+      'Add an authenticator app',
+      // The QR code is authsvc's own SVG (no script in it): shown as it came.
+      html`<p>Scan this code with your authenticator app, or type the key in.</p>
+        <div id="qr">${{ html: qr_svg }}</div>
+        <p>Key: <code id="totp-secret">${secret}</code></p>
+        ${form(
+          '/security/totp/confirm',
+          csrf(ctx),
+          'totp-confirm-form',
+          html`${hidden('factor_id', factor_id)}${field('code', 'The code the app shows')}`,
+          'Confirm',
+        )}`,
+    );
+  });
+  router.post('/security/totp/confirm', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const confirmed = await call(
+      'user-totp-confirm',
+      {
+        user_id: v.userId,
+        session_token: v.token,
+        factor_id: ctx.state.form['factor_id'] ?? '',
+        code: ctx.state.form['code'] ?? '',
+      },
+      ipOpts(ctx),
+    );
+    if (!confirmed.success) return securityPage(ctx, problem(confirmed.messages));
+    const codes = confirmed.response.recovery_codes;
+    await securityPage(
+      ctx,
+      html`<p class="message" id="totp-added">Your authenticator app is set up.</p>
+        ${codes === undefined ? html`` : recoveryCodesList(codes)}`,
+    );
+  });
+  router.post('/security/recovery', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const renewed = await call('user-recoverycodes-new', { user_id: v.userId, session_token: v.token }, ipOpts(ctx));
+    if (!renewed.success) {
+      if (failureCodeOf(renewed.failure_reason) === 'step_up_required') return stepUpPage(ctx, '/security');
+      return securityPage(ctx, problem(renewed.messages));
+    }
+    await securityPage(ctx, recoveryCodesList(renewed.response.recovery_codes));
   });
 
   router.post('/logout', requireLogin, async (ctx) => {
@@ -390,7 +561,11 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       },
       ipOpts(ctx),
     );
-    if (!changed.success) return passwordForm(ctx, problem(changed.messages));
+    if (!changed.success) {
+      // With a second factor, a password change needs it proved on this session lately.
+      if (failureCodeOf(changed.failure_reason) === 'step_up_required') return stepUpPage(ctx, '/password');
+      return passwordForm(ctx, problem(changed.messages));
+    }
     passwordForm(ctx, html`<p class="message" id="changed">Your password was changed.</p>`);
   });
 
@@ -524,11 +699,16 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         user_id: v.userId,
         user_role: v.role,
         ip_address: clientIpOf(ctx),
+        // For a user with a second factor, the session that proved it lately.
+        session_token: v.token,
         ...lifetimes,
       },
       ipOpts(ctx),
     );
-    if (!issued.success) return apikeyPage(ctx, problem(issued.messages));
+    if (!issued.success) {
+      if (failureCodeOf(issued.failure_reason) === 'step_up_required') return stepUpPage(ctx, '/apikeys');
+      return apikeyPage(ctx, problem(issued.messages));
+    }
     apikeyPage(
       ctx,
       html`<p class="message" id="issued">${issued.messages.join(' ')}</p>

@@ -37,7 +37,7 @@ export interface PageUser {
 export function page(title: string, user: PageUser | null, csrf: string, body: Html): string {
   const nav = user
     ? html`<a href="/">Home</a> <a href="/datasets">Datasets</a> <a href="/apikeys">API keys</a>
-        <a href="/password">Change password</a>
+        <a href="/password">Change password</a> <a href="/security">Security</a>
         <form method="post" action="/logout" class="inline">
           <input type="hidden" name="_csrf" value="${csrf}" /><button type="submit" id="logout">Log out</button>
         </form>
@@ -70,6 +70,11 @@ export function form(action: string, csrf: string, id: string, fields: Html, but
   </form>`;
 }
 
+/** A hidden item of a form. */
+export function hidden(name: string, value: string): Html {
+  return html`<input type="hidden" name="${name}" value="${value}" />`;
+}
+
 export function field(name: string, label: string, type = 'text', value = ''): Html {
   const autocomplete =
     type === 'password'
@@ -84,6 +89,7 @@ export function field(name: string, label: string, type = 'text', value = ''): H
 }
 
 export const STYLE = `
+#qr svg { width: 12rem; height: 12rem; }
 body { font-family: system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 nav { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; border-bottom: 1px solid #ccc; padding-bottom: .5rem; }
 form.inline { display: inline; }

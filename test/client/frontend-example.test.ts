@@ -2,8 +2,9 @@
  * examples/frontend, driven in a real browser: authsvc and the example run as processes of their own,
  * and headless Chromium (Debian's, through puppeteer-core; never a downloaded browser) signs up, reads
  * the verification mail from the example's mail sink, verifies, logs in, sees a page that depends on
- * user-check-access, issues, verifies and refreshes an API key, changes and resets the password and
- * logs out. Screenshots of the main pages go to the git-ignored `.test-output/frontend/`.
+ * user-check-access, issues, verifies and refreshes an API key, changes and resets the password,
+ * adds an authenticator app and logs in with a code and with a recovery code, confirms with a code before a
+ * password change, and logs out. Screenshots of the main pages go to the git-ignored `.test-output/frontend/`.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import puppeteer from 'puppeteer-core';
 import type { Browser, ElementHandle, Page } from 'puppeteer-core';
+import { totpCodeAt } from '../../src/accounts/second-factor.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
@@ -260,6 +262,53 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     await submit('login-form', { email, password: passwords[2]! });
     assert.match(await text('#whoami'), /ada@example\.org/);
     await shot('after-reset');
+
+    // Second factors: add an authenticator app (its QR code shown), keep the recovery codes, then log in with a
+    // code and with a recovery code, and confirm with a code before changing the password.
+    await open('/security');
+    assert.match(await text('#no-factors'), /no second factor/);
+    await submit('totp-form', { name: 'phone' });
+    assert.ok((await page.$('#qr svg')) !== null, 'the QR code is shown');
+    const secret = await text('#totp-secret');
+    await shot('totp-qr');
+    // Codes of three consecutive steps, as an app shows them 30 s apart: each code works once.
+    const at = Date.now();
+    const [enrolCode, loginCode, stepUpCode] = [at - 30_000, at, at + 30_000].map((t) => totpCodeAt(secret, t));
+    await submit('totp-confirm-form', { code: enrolCode! });
+    assert.match(await text('#totp-added'), /set up/);
+    const recoveryCodes = await Promise.all(
+      (await page.$$('#recovery-codes li')).map((li) => propertyOf(li, 'textContent')),
+    );
+    assert.equal(recoveryCodes.length, 10);
+    assert.match(await text('#codes-left'), /10/);
+    await shot('recovery-codes');
+
+    await Promise.all([page.waitForNavigation(), page.click('#logout')]);
+    await open('/login');
+    await submit('login-form', { email, password: passwords[2]! });
+    assert.equal(await page.title(), 'Second step — authsvc example');
+    await shot('second-step');
+    await submit('code-form', { code: loginCode! });
+    assert.match(await text('#whoami'), /ada@example\.org/);
+
+    await open('/password');
+    await submit('password-form', { current_password: passwords[2]!, new_password: passwords[0]! });
+    assert.match(await text('#stepup-needed'), /fresh confirmation/);
+    await shot('step-up');
+    await submit('code-form', { code: stepUpCode! });
+    assert.match(await text('#stepped-up'), /Thank you/);
+    await Promise.all([page.waitForNavigation(), page.click('#continue')]);
+    await submit('password-form', { current_password: passwords[2]!, new_password: passwords[0]! });
+    assert.match(await text('#changed'), /changed/);
+
+    await Promise.all([page.waitForNavigation(), page.click('#logout')]);
+    await open('/login');
+    await submit('login-form', { email, password: passwords[0]! });
+    await submit('recovery-form', { code: recoveryCodes[0]!.trim() });
+    assert.match(await text('#whoami'), /ada@example\.org/);
+    await open('/security');
+    assert.match(await text('#codes-left'), /9/);
+    await shot('security');
   });
 });
 
