@@ -5,6 +5,7 @@
  * a role of the policy in force (docs/design.md#roles-the-policy-lacks) and the user is active.
  */
 import type { Clock } from '../domain/ports.js';
+import { INITIATOR_FAILURES } from '../protocol/index.js';
 import { hashToken } from '../domain/tokens.js';
 import type { Store } from '../services/store/index.js';
 import type { UserRecord } from '../services/store/index.js';
@@ -17,8 +18,11 @@ export interface InitiatorDeps {
   readonly policy: { current(): { readonly roles: ReadonlySet<string> } };
 }
 
-export type InitiatorFailure =
-  'session_not_found' | 'session_mismatch' | 'role_mismatch' | 'role_not_in_policy' | 'caller_not_valid';
+export type InitiatorFailure = (typeof INITIATOR_FAILURES)[number];
+
+/** One end-user message for every failure of the initiator check: none says more than that it failed. */
+export const initiatorMessages = (message: string): Readonly<Record<InitiatorFailure, string>> =>
+  Object.fromEntries(INITIATOR_FAILURES.map((code) => [code, message])) as Record<InitiatorFailure, string>;
 
 export interface InitiatorClaim {
   readonly user_id: number;

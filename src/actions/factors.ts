@@ -13,7 +13,7 @@ import {
 } from '../accounts/second-factor.js';
 import { STEP_UP, checkSecondStep, enrolmentTicket, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
 import type { EnrolmentTicket } from '../accounts/second-step.js';
-import { checkInitiator } from '../accounts/initiator.js';
+import { checkInitiator, initiatorMessages } from '../accounts/initiator.js';
 import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
@@ -342,11 +342,7 @@ const userFactorsReset = defineAction('user-factors-reset', {
       not_superuser: "You don't have the privileges to remove other users' second factors.",
       self_lock: 'Remove your own second factors with user-factor-delete.',
       system_account: 'The system accounts have no second factors.',
-      session_not_found: NOT_AVAILABLE,
-      session_mismatch: NOT_AVAILABLE,
-      role_mismatch: NOT_AVAILABLE,
-      role_not_in_policy: NOT_AVAILABLE,
-      caller_not_valid: NOT_AVAILABLE,
+      ...initiatorMessages(NOT_AVAILABLE),
       user_not_found: 'No such user.',
     },
   },

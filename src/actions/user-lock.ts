@@ -16,7 +16,7 @@ import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { userLockActions } from '../protocol/actions/user-lock.js';
-import { checkInitiator } from '../accounts/initiator.js';
+import { checkInitiator, initiatorMessages } from '../accounts/initiator.js';
 
 const NOT_AVAILABLE = 'Superuser session info not available for this lock/unlock attempt.';
 
@@ -27,11 +27,7 @@ const userLock = defineAction('user-lock', {
       not_superuser: "You don't have lock/unlock privileges.",
       self_lock: "You can't lock/unlock your own user account.",
       system_account: "The system accounts can't be locked or unlocked.",
-      session_not_found: NOT_AVAILABLE,
-      session_mismatch: NOT_AVAILABLE,
-      role_mismatch: NOT_AVAILABLE,
-      role_not_in_policy: NOT_AVAILABLE,
-      caller_not_valid: NOT_AVAILABLE,
+      ...initiatorMessages(NOT_AVAILABLE),
       user_not_found: 'User lock toggle failed.',
     },
   },

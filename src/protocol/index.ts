@@ -15,5 +15,6 @@ export { actionSpecs, actionNames, isActionName } from './actions/index.js';
 export type { ActionName, ActionInput, ActionOutput, ActionSuccess, ActionFailure } from './actions/index.js';
 export { MATCH_FIELDS, MAX_PAGE_BYTES, USER_PAGE_SIZE } from './actions/lookup.js';
 export type { MatchField } from './actions/lookup.js';
+export { INITIATOR_FAILURES } from './items.js';
 export { UserInfo } from './user-info.js';
 export type { UserInfoDict } from './user-info.js';

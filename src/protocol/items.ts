@@ -8,6 +8,15 @@ import { Id, LIMITS, Text } from './schema-kit.js';
 export const Password = (description: string) => Text(LIMITS.passwordWire, { description });
 
 /** The initiator of user-edit and user-lock: a session of that user, holding that role. */
+/** What checking the initiator may answer (src/accounts/initiator.ts). */
+export const INITIATOR_FAILURES = [
+  'session_not_found',
+  'session_mismatch',
+  'role_mismatch',
+  'role_not_in_policy',
+  'caller_not_valid',
+] as const;
+
 export const Initiator = {
   user_id: Id({ description: 'the initiating user' }),
   user_role: Text(LIMITS.role, { description: "the initiating user's role (must be the stored one)" }),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTimeOut, Id, LIMITS, NullOnFailure, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
-import { Initiator } from '../items.js';
+import { INITIATOR_FAILURES, Initiator } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
 
 const SessionToken = Text(LIMITS.token, { description: "the user's session token" });
@@ -168,17 +168,7 @@ export const factorActions = {
       'revocation that also ends all their sessions, API keys, refresh tokens and login tickets.',
     changesState: true,
     rate: USER_RATE,
-    failures: [
-      'not_superuser',
-      'self_lock',
-      'system_account',
-      'session_not_found',
-      'session_mismatch',
-      'role_mismatch',
-      'role_not_in_policy',
-      'caller_not_valid',
-      'user_not_found',
-    ],
+    failures: ['not_superuser', 'self_lock', 'system_account', ...INITIATOR_FAILURES, 'user_not_found'],
     input: Type.Object({ ...Initiator, target_userid: Id({ description: 'the user whose factors go' }) }),
     output: Type.Object({ removed_factors: NullOnFailure(Type.Integer()) }),
   },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Id, NullOnFailure } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
-import { Initiator } from '../items.js';
+import { INITIATOR_FAILURES, Initiator } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
 import { UserInfo } from '../user-info.js';
 
@@ -12,17 +12,7 @@ export const userLockActions = {
       'role and activity back). Never on self nor on accounts 2 and 3.',
     changesState: true,
     rate: USER_RATE,
-    failures: [
-      'not_superuser',
-      'self_lock',
-      'system_account',
-      'session_not_found',
-      'session_mismatch',
-      'role_mismatch',
-      'role_not_in_policy',
-      'caller_not_valid',
-      'user_not_found',
-    ],
+    failures: ['not_superuser', 'self_lock', 'system_account', ...INITIATOR_FAILURES, 'user_not_found'],
     input: Type.Object({
       ...Initiator,
       target_userid: Id({ description: 'the user to lock or unlock' }),

@@ -81,13 +81,20 @@ async function createTableIfMissing(
   });
 }
 
+/** The column helpers and the create-if-missing of one migration, with the collation MariaDB/MySQL needs. */
+async function tableMaker(knex: Knex, dialect: Dialect) {
+  const binary = dialect === 'mysql' ? await binaryCollation(knex) : '';
+  return {
+    c: columns(dialect, binary),
+    createIfMissing: (table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> =>
+      createTableIfMissing(knex, dialect, binary, table, build),
+  };
+}
+
 function initial(dialect: Dialect): Knex.Migration {
   return {
     async up(knex) {
-      const binary = dialect === 'mysql' ? await binaryCollation(knex) : '';
-      const c = columns(dialect, binary);
-      const createIfMissing = (table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> =>
-        createTableIfMissing(knex, dialect, binary, table, build);
+      const { c, createIfMissing } = await tableMaker(knex, dialect);
       await createIfMissing('users', (t) => {
         t.increments('user_id').primary();
         c.exact(t, 'system_id', LIMITS.systemId).notNullable().unique();
@@ -211,10 +218,7 @@ const credentialGeneration: Knex.Migration = {
 function secondFactors(dialect: Dialect): Knex.Migration {
   return {
     async up(knex) {
-      const binary = dialect === 'mysql' ? await binaryCollation(knex) : '';
-      const c = columns(dialect, binary);
-      const createIfMissing = (table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> =>
-        createTableIfMissing(knex, dialect, binary, table, build);
+      const { c, createIfMissing } = await tableMaker(knex, dialect);
       await createIfMissing('user_factors', (t) => {
         c.exact(t, 'factor_id', FACTOR_ID).primary();
         c.userRef(t, 'user_id').index();
