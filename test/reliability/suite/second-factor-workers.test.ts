@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { totpCodeAt } from '../../src/accounts/second-factor.js';
-import { openStore } from '../../src/services/store/index.js';
-import type { Store } from '../../src/services/store/index.js';
-import { forEachDatabase, urlOf } from '../helpers/databases.js';
-import { openSessionOn, spawnAuthsvc } from '../helpers/process.js';
-import { callerOf } from '../helpers/races.js';
-import type { Call, Reply } from '../helpers/races.js';
-import { sqlOf } from '../helpers/sql.js';
+import { totpCodeAt } from '../../../src/accounts/second-factor.js';
+import { openStore } from '../../../src/services/store/index.js';
+import type { Store } from '../../../src/services/store/index.js';
+import { forEachDatabase, urlOf } from '../../helpers/databases.js';
+import { openSessionOn, spawnAuthsvc } from '../../helpers/process.js';
+import { callerOf } from '../../helpers/races.js';
+import type { Call, Reply } from '../../helpers/races.js';
+import { sqlOf } from '../../helpers/sql.js';
 
 const PASSWORD = 'plinth-orchard-vapour-42';
 const RACERS = 4;
