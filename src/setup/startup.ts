@@ -27,7 +27,19 @@ function loadPolicyAt(at: PolicyLocation, bytes: Uint8Array | null): PolicyLoad 
 export async function loadStartup(inputs: Inputs, policyBytes: Uint8Array | null = null): Promise<Startup> {
   const resolved = await resolveConfig(inputs);
   const policy = resolved.permissions === null ? null : loadPolicyAt(resolved.permissions, policyBytes);
-  if (resolved.ok && policy?.ok === true) return { ok: true, config: resolved.config, policy: policy.policy };
+  if (resolved.ok && policy?.ok === true) {
+    // A misspelt role would silently require nothing of anyone (docs/design.md#second-factors).
+    const roles = policy.policy.roles;
+    const unknown = resolved.config.mfaRequiredRoles.filter((role) => !roles.has(role));
+    if (unknown.length === 0) return { ok: true, config: resolved.config, policy: policy.policy };
+    return {
+      ok: false,
+      problems: [
+        `mfarequired names ${unknown.map((r) => `"${r}"`).join(', ')}, not a role of the policy in force ` +
+          `(its roles: ${[...roles].join(', ')})`,
+      ],
+    };
+  }
   return {
     ok: false,
     problems: [...(resolved.ok ? [] : resolved.problems), ...(policy?.ok === false ? policy.problems : [])],

@@ -235,6 +235,9 @@ describe('structured items', () => {
       'staff',
       'superuser',
     ]);
+    const misspelt = await load({ ...required, AUTHSVC_MFAREQUIRED: 'superuser;staf' });
+    assert.equal(misspelt.ok, false);
+    assert.match(misspelt.ok ? '' : misspelt.problems.join('\n'), /mfarequired names "staf", not a role of the policy/);
   });
 
   it('checks ratelimits action names against the actions the server knows, with the other problems', async () => {
