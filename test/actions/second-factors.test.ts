@@ -19,7 +19,8 @@ const STEP = 30_000;
 forEachDatabase((db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ database: db, config: { userLockTries: 10 } });
+    // Users of role staff must have a second factor (mfarequired); the others are authenticated.
+    server = await startTestServer({ database: db, config: { userLockTries: 10, mfaRequiredRoles: ['staff'] } });
   });
   after(() => server.close());
 
@@ -478,16 +479,8 @@ forEachDatabase((db) => {
       }
     });
   });
-});
 
-forEachDatabase((db) => {
   describe('mfarequired: roles that must have a second factor', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer({ database: db, config: { mfaRequiredRoles: ['staff'] } });
-    });
-    after(() => server.close());
-
     const staff = async (email: string) => {
       const userId = await verifiedUser(server, email);
       await sqlOf(server.app.store)('users').where('user_id', userId).update({ user_role: 'staff' });
