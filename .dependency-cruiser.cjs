@@ -10,7 +10,7 @@
  *
  * config decodes options for the services (it may read their option types and parse database URLs) and
  * is read only by the composition root and above. The policy folder is split: `policy/engine/` decides
- * at run time, `policy/authoring/` is the tooling (lint, schema, diff, fixtures, CLIs), and the files
+ * at run time, `policy/authoring/` is the tooling (lint, schema, diff, fixtures; its CLIs are `src/policy-cli/`), and the files
  * directly in `policy/` are the seam (load, reload) that uses both. The two entry files import
  * cluster/launch.ts first (it sizes libuv's thread pool, so it imports nothing of src/), and run
  * cluster/serve.ts, the command as a function.
@@ -50,9 +50,10 @@ const ALLOWED = {
   admission: ['protocol', 'domain', 'log'],
   mail: ['protocol', 'domain', 'log'],
   'policy/engine': ['protocol', 'domain'],
-  // The policy CLIs are commands of their own: they read INIT_CWD (where `npm run` was called) through
-  // config/environment, the one module that reads process.env, and nothing else of config.
-  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir', 'config/environment'],
+  'policy/authoring': ['protocol', 'domain', 'policy/engine', 'package-dir'],
+  // The policy CLIs (npm run policy:lint|diff|test) are commands of their own, above config: they read INIT_CWD
+  // (where `npm run` was called) through config/environment, the one module that reads process.env.
+  'policy-cli': ['protocol', 'domain', 'policy/engine', 'policy/authoring', 'package-dir', 'config/environment'],
   // The seam records policy.reloaded / policy.reload-refused through the audit port.
   policy: ['protocol', 'domain', 'log', 'audit', 'policy/engine', 'policy/authoring', 'package-dir'],
   accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],

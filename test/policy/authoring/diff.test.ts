@@ -23,12 +23,7 @@ function side(text: string): DiffSide {
 function diffCli(...args: string[]) {
   return spawnSync(
     process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      join(PKG_DIR, 'src', 'services', 'policy', 'authoring', 'diff-cli.ts'),
-      ...args,
-    ],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy-cli', 'diff-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }

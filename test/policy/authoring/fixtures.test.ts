@@ -25,12 +25,7 @@ function defaultPolicy() {
 function policyTest(...args: string[]) {
   return spawnSync(
     process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      join(PKG_DIR, 'src', 'services', 'policy', 'authoring', 'fixtures-cli.ts'),
-      ...args,
-    ],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy-cli', 'fixtures-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }

@@ -19,12 +19,7 @@ const dir = tempDir('lint');
 function lintCli(...args: string[]) {
   return spawnSync(
     process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      join(PKG_DIR, 'src', 'services', 'policy', 'authoring', 'lint-cli.ts'),
-      ...args,
-    ],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy-cli', 'lint-cli.ts'), ...args],
     { cwd: PKG_DIR, encoding: 'utf8', timeout: 60_000 },
   );
 }
@@ -194,8 +189,8 @@ describe('policy:lint', () => {
       ['policy:diff', 'diff-cli'],
       ['policy:test', 'fixtures-cli'],
     ] as const) {
-      assert.equal(scripts[name], `node dist/services/policy/authoring/${cli}.js`);
-      assert.ok(existsSync(join(PKG_DIR, 'src', 'services', 'policy', 'authoring', `${cli}.ts`)), cli);
+      assert.equal(scripts[name], `node dist/policy-cli/${cli}.js`);
+      assert.ok(existsSync(join(PKG_DIR, 'src', 'policy-cli', `${cli}.ts`)), cli);
     }
   });
 

@@ -26,7 +26,7 @@ function cli(name: string, args: string[], options: { cwd: string; initCwd?: str
     [
       '--import',
       import.meta.resolve('tsx'),
-      join(PKG_DIR, 'src', 'services', 'policy', 'authoring', `${name}-cli.ts`),
+      join(PKG_DIR, 'src', 'policy-cli', `${name}-cli.ts`),
       ...args,
     ],
     {

@@ -6,11 +6,11 @@
  * Text: `FILE:LINE:COLUMN: POINTER: MESSAGE`, the form editors and CI annotate.
  * JSON: `[{"file", "problems": [{"line", "column", "pointer", "kind", "message"}]}]`.
  */
-import { readEnvironment } from '../../../config/environment.js';
+import { readEnvironment } from '../config/environment.js';
 import { callerPath } from './caller-path.js';
-import { lintFile } from './lint.js';
-import type { PositionedProblem } from './problems.js';
-import { formatProblem } from './problems.js';
+import { lintFile } from '../services/policy/authoring/lint.js';
+import type { PositionedProblem } from '../services/policy/authoring/problems.js';
+import { formatProblem } from '../services/policy/authoring/problems.js';
 
 const USAGE = 'usage: npm run policy:lint -- FILE... [--format text|json]\n';
 

@@ -3,12 +3,12 @@
  * policies, as Markdown tables for a pull request (diff.ts says which requests are compared). Exit 0
  * when none differ, 1 when some do, 2 when a policy cannot be read or is invalid (with its problems).
  */
-import { readEnvironment } from '../../../config/environment.js';
+import { readEnvironment } from '../config/environment.js';
 import { callerPath } from './caller-path.js';
-import { diffPolicies } from './diff.js';
-import type { DiffSide } from './diff.js';
-import { formatDiff } from './diff-format.js';
-import { compilePolicyFile } from './policy-file.js';
+import { diffPolicies } from '../services/policy/authoring/diff.js';
+import type { DiffSide } from '../services/policy/authoring/diff.js';
+import { formatDiff } from '../services/policy/authoring/diff-format.js';
+import { compilePolicyFile } from '../services/policy/authoring/policy-file.js';
 
 function load(path: string): DiffSide | string[] {
   const compiled = compilePolicyFile(callerPath(path, readEnvironment()['INIT_CWD']));

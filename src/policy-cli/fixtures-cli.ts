@@ -3,11 +3,11 @@
  * failing case with the explanation of the decision taken; exit 0 when all pass, 1 when any fails,
  * 2 when the policy or a table cannot be read.
  */
-import { readEnvironment } from '../../../config/environment.js';
+import { readEnvironment } from '../config/environment.js';
 import { callerPath } from './caller-path.js';
-import { loadFixtureFile } from './fixture-load.js';
-import { matrixSize, runFixture } from './fixture-run.js';
-import { compilePolicyFile } from './policy-file.js';
+import { loadFixtureFile } from '../services/policy/authoring/fixture-load.js';
+import { matrixSize, runFixture } from '../services/policy/authoring/fixture-run.js';
+import { compilePolicyFile } from '../services/policy/authoring/policy-file.js';
 
 function main(args: readonly string[]): number {
   const initCwd = readEnvironment()['INIT_CWD'];
