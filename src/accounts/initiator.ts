@@ -4,6 +4,7 @@
  * to that user, and the user's stored role is the one claimed (a forged `superuser` is refused), is
  * a role of the policy in force (docs/design.md#roles-the-policy-lacks) and the user is active.
  */
+import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import type { Clock } from '../domain/ports.js';
 import { INITIATOR_FAILURES } from '../protocol/index.js';
 import { hashToken } from '../domain/tokens.js';
@@ -48,4 +49,23 @@ export async function checkInitiator(deps: InitiatorDeps, claim: InitiatorClaim)
 export async function isSuperuserSession(deps: InitiatorDeps, token: string): Promise<boolean> {
   const found = await deps.store.sessions.findWithUser(hashToken(token), deps.clock.now());
   return found !== null && found.user.userRole === 'superuser' && found.user.isActive;
+}
+
+/** Why a superuser's action on another user is refused before it starts. */
+export type SuperuserFailure = 'not_superuser' | 'self_lock' | 'system_account' | InitiatorFailure;
+
+/**
+ * The checks of a superuser acting on another user (user-lock, user-factors-reset): the claimed role is
+ * superuser, the target is neither oneself nor a system account (2, 3), and the initiator is who they claim.
+ */
+export async function checkSuperuserOver(
+  deps: InitiatorDeps,
+  claim: InitiatorClaim,
+  target: number,
+): Promise<{ readonly ok: true } | { readonly ok: false; readonly code: SuperuserFailure }> {
+  if (claim.user_role !== 'superuser') return { ok: false, code: 'not_superuser' };
+  if (target === claim.user_id) return { ok: false, code: 'self_lock' };
+  if (target === ANONYMOUS_ID || target === DUMMY_ID) return { ok: false, code: 'system_account' };
+  const initiator = await checkInitiator(deps, claim);
+  return initiator.ok ? { ok: true } : initiator;
 }

@@ -13,8 +13,7 @@ import {
 } from '../accounts/second-factor.js';
 import { STEP_UP, checkSecondStep, enrolmentTicket, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
 import type { EnrolmentTicket } from '../accounts/second-step.js';
-import { checkInitiator, initiatorMessages } from '../accounts/initiator.js';
-import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
+import { checkSuperuserOver, initiatorMessages } from '../accounts/initiator.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
@@ -349,12 +348,9 @@ const userFactorsReset = defineAction('user-factors-reset', {
   async handle(deps, input, meta) {
     const none = { removed_factors: null };
     const target = input.target_userid;
-    if (input.user_role !== 'superuser') return fail('not_superuser', none);
-    // One's own factors need one's own step-up (user-factor-delete), even for a superuser.
-    if (target === input.user_id) return fail('self_lock', none);
-    if (target === ANONYMOUS_ID || target === DUMMY_ID) return fail('system_account', none);
-    const initiator = await checkInitiator(deps, input);
-    if (!initiator.ok) return fail(initiator.code, none);
+    // Not on oneself: one's own factors need one's own step-up (user-factor-delete), even for a superuser.
+    const allowed = await checkSuperuserOver(deps, input, target);
+    if (!allowed.ok) return fail(allowed.code, none);
     if ((await deps.store.users.byId(target)) === null) return fail('user_not_found', none);
     const removed = await deps.store.factors.removeAll(target);
     // A revocation (docs/design.md#revocation-fence): whoever held the lost device holds nothing more.

@@ -12,11 +12,10 @@
  */
 import { isLockedBySuperuser, userInfo } from '../accounts/user-info.js';
 import { fail, ok } from '../domain/result.js';
-import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
 import type { userLockActions } from '../protocol/actions/user-lock.js';
-import { checkInitiator, initiatorMessages } from '../accounts/initiator.js';
+import { checkSuperuserOver, initiatorMessages } from '../accounts/initiator.js';
 
 const NOT_AVAILABLE = 'Superuser session info not available for this lock/unlock attempt.';
 
@@ -34,11 +33,8 @@ const userLock = defineAction('user-lock', {
   async handle(deps, input, meta) {
     const none = { user_info: null, locked: null };
     const target = input.target_userid;
-    if (input.user_role !== 'superuser') return fail('not_superuser', none);
-    if (target === input.user_id) return fail('self_lock', none);
-    if (target === ANONYMOUS_ID || target === DUMMY_ID) return fail('system_account', none);
-    const initiator = await checkInitiator(deps, input);
-    if (!initiator.ok) return fail(initiator.code, none);
+    const allowed = await checkSuperuserOver(deps, input, target);
+    if (!allowed.ok) return fail(allowed.code, none);
 
     const now = deps.clock.now();
     const outcome =

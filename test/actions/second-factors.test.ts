@@ -58,6 +58,14 @@ forEachDatabase((db) => {
   };
   const secondStep = (session: string, ticket: string, code: string, method: 'totp' | 'recovery' = 'totp') =>
     server.call('user-login-secondfactor', { session_token: session, login_ticket: ticket, method, code });
+  /** user-stepup with the code the app shows now. */
+  const stepUp = (userId: number, session: string, secret: string) =>
+    server.call('user-stepup', {
+      user_id: userId,
+      session_token: session,
+      method: 'totp',
+      code: totpCodeAt(secret, server.clock.now()),
+    });
   const sessionExists = async (token: string) =>
     (await server.call('session-exists', { session_token: token })).success;
 
@@ -292,38 +300,19 @@ forEachDatabase((db) => {
       const session = await openSession(server, userId);
       const refused = await changepass(userId, email, session);
       assert.equal(!refused.success && refused.failure_reason, FAILURE_STEPUP);
-      const stepped = await server.call('user-stepup', {
-        user_id: userId,
-        session_token: session,
-        method: 'totp',
-        code: totpCodeAt(secret, server.clock.now()),
-      });
+      const stepped = await stepUp(userId, session, secret);
       assert.ok(stepped.success, JSON.stringify(stepped));
       server.clock.advance(600_000 + 1);
       const stale = await changepass(userId, email, session);
       assert.equal(!stale.success && stale.failure_reason, FAILURE_STEPUP);
-      const again = await server.call('user-stepup', {
-        user_id: userId,
-        session_token: session,
-        method: 'totp',
-        code: totpCodeAt(secret, server.clock.now()),
-      });
+      const again = await stepUp(userId, session, secret);
       assert.ok(again.success);
       assert.ok((await changepass(userId, email, session)).success);
     });
 
     it("another session's proof does not count, nor does the no-session action", async () => {
       const { userId, email, secret, session: stepped } = await enrolled();
-      assert.ok(
-        (
-          await server.call('user-stepup', {
-            user_id: userId,
-            session_token: stepped,
-            method: 'totp',
-            code: totpCodeAt(secret, server.clock.now()),
-          })
-        ).success,
-      );
+      assert.ok((await stepUp(userId, stepped, secret)).success);
       const other = await openSession(server, userId);
       const refused = await changepass(userId, email, other);
       assert.equal(!refused.success && refused.failure_reason, FAILURE_STEPUP);
@@ -385,16 +374,7 @@ forEachDatabase((db) => {
         factor_id: factorId,
       });
       assert.equal(!refused.success && refused.failure_reason, FAILURE_STEPUP);
-      assert.ok(
-        (
-          await server.call('user-stepup', {
-            user_id: userId,
-            session_token: session,
-            method: 'totp',
-            code: totpCodeAt(secret, server.clock.now()),
-          })
-        ).success,
-      );
+      assert.ok((await stepUp(userId, session, secret)).success);
       const removed = await server.call('user-factor-delete', {
         user_id: userId,
         session_token: session,

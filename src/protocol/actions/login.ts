@@ -24,6 +24,15 @@ const Verified = Type.Object({
   ),
 });
 
+/** What a password check of a login may answer: the check's failures and the two asking for a second factor. */
+const LOGIN_FAILURES = [
+  'wrong_credentials',
+  'temporarily_locked',
+  'user_inactive',
+  'second_factor_required',
+  'second_factor_enrollment_required',
+] as const;
+
 export const loginActions = {
   'user-login': {
     summary:
@@ -31,14 +40,7 @@ export const loginActions = {
       'one); every failure gets the same end-user message, and failed attempts count towards the temporary lock.',
     changesState: true,
     rate: USER_RATE,
-    failures: [
-      'wrong_credentials',
-      'temporarily_locked',
-      'user_inactive',
-      'session_not_found',
-      'second_factor_required',
-      'second_factor_enrollment_required',
-    ],
+    failures: [...LOGIN_FAILURES, 'session_not_found'],
     padFailures: true,
     input: Type.Object({
       session_token: SessionToken,
@@ -59,14 +61,7 @@ export const loginActions = {
     summary: "Checks the password of the session's user (the session is kept); failures count towards the lock.",
     changesState: true,
     rate: USER_RATE,
-    failures: [
-      'wrong_credentials',
-      'temporarily_locked',
-      'user_inactive',
-      'session_not_found',
-      'second_factor_required',
-      'second_factor_enrollment_required',
-    ],
+    failures: [...LOGIN_FAILURES, 'session_not_found'],
     padFailures: true,
     input: Type.Object({ session_token: SessionToken, password: Password('the password') }),
     output: Verified,
@@ -75,13 +70,7 @@ export const loginActions = {
     summary: "Checks a user's email and password without a session; failures count towards the lock.",
     changesState: true,
     rate: USER_RATE,
-    failures: [
-      'wrong_credentials',
-      'temporarily_locked',
-      'user_inactive',
-      'second_factor_required',
-      'second_factor_enrollment_required',
-    ],
+    failures: LOGIN_FAILURES,
     padFailures: true,
     input: Type.Object({ email: Email, password: Password('the password') }),
     output: Verified,

@@ -23,12 +23,7 @@ const FIXTURE = join(PKG_DIR, 'policy', 'fixtures', 'default-limits.json');
 function cli(name: string, args: string[], options: { cwd: string; initCwd?: string }) {
   return spawnSync(
     process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      join(PKG_DIR, 'src', 'policy-cli', `${name}-cli.ts`),
-      ...args,
-    ],
+    ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'policy-cli', `${name}-cli.ts`), ...args],
     {
       cwd: options.cwd,
       encoding: 'utf8',
