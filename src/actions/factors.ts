@@ -11,7 +11,14 @@ import {
   totpUri,
   newTotpSecret,
 } from '../accounts/second-factor.js';
-import { STEP_UP, checkSecondStep, enrolmentTicket, steppedUp, verifySecondFactor } from '../accounts/second-step.js';
+import {
+  STEP_UP,
+  checkSecondStep,
+  enrolmentTicket,
+  stepUpFresh,
+  steppedUp,
+  verifySecondFactor,
+} from '../accounts/second-step.js';
 import type { EnrolmentTicket } from '../accounts/second-step.js';
 import { checkSuperuserOver, initiatorMessages } from '../accounts/initiator.js';
 import { fail, invalid, ok } from '../domain/result.js';
@@ -23,7 +30,7 @@ import { defineAction } from './define.js';
 import type { Deps, FamilyHandlers } from './define.js';
 
 /** Factors (active and pending) one user may have. */
-export const MAX_FACTORS = 10;
+const MAX_FACTORS = 10;
 
 const DID_NOT_WORK = "Sorry, that code didn't work.";
 const START_AGAIN = 'Sorry, that took too long. Please sign in again.';
@@ -314,7 +321,8 @@ const userRecoverycodesNew = defineAction('user-recoverycodes-new', {
     if (!own.ok) return fail(own.code, { recovery_codes: null });
     const methods = await deps.store.factors.methods(input.user_id);
     if (!methods.totp && !methods.passkey) return fail('no_second_factor', { recovery_codes: null });
-    if (!(await steppedUp(deps, input.user_id, own.tokenHash)))
+    // The user has a factor (just read): only the session's proof is left to check.
+    if (!(await stepUpFresh(deps, input.user_id, own.tokenHash)))
       return fail('step_up_required', { recovery_codes: null });
     const codes = newRecoveryCodes(deps.random);
     await deps.store.factors.replaceRecoveryCodes(

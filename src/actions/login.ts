@@ -16,11 +16,10 @@ import { issueTicket, methodsOf } from '../accounts/second-step.js';
 const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work.";
 
 /** The right password of a user with a second factor: the frontend asks for the second step. */
-export const SECOND_STEP = 'Please finish signing in with your authenticator app, a recovery code or a passkey.';
+const SECOND_STEP = 'Please finish signing in with your authenticator app, a recovery code or a passkey.';
 
 /** A user of an `mfarequired` role without a factor: the frontend has them add one first. */
-export const ENROL_FIRST =
-  'Your account needs a second factor: please set up an authenticator app to finish signing in.';
+const ENROL_FIRST = 'Your account needs a second factor: please set up an authenticator app to finish signing in.';
 
 const failures = {
   wrong_credentials: DID_NOT_WORK,
