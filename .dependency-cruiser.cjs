@@ -5,7 +5,7 @@
  * Dependencies point one way, from the entry points down to the wire protocol:
  *
  *   entry (bin, start) → cluster, admin → app (composition root) → setup, http, docs
- *     → actions → accounts → services (store, passwords, policy engine, admission, mail, audit, metrics)
+ *     → actions → accounts (with passwords) → services (store, policy engine, admission, mail, metrics)
  *     → log → domain → protocol
  *
  * config decodes options for the services (it may read their option types and parse database URLs) and
@@ -20,18 +20,7 @@
  */
 
 /** The service layer and what lies below it: what handlers use, and what config decodes options for. */
-const SERVICES = [
-  'protocol',
-  'domain',
-  'log',
-  'audit',
-  'metrics',
-  'passwords',
-  'store',
-  'admission',
-  'mail',
-  'policy/engine',
-];
+const SERVICES = ['protocol', 'domain', 'log', 'metrics', 'store', 'admission', 'mail', 'policy/engine'];
 
 /** Everything the composition root may wire: every part but the cluster and the entry points. */
 const BELOW_APP = [...SERVICES, 'policy', 'accounts', 'actions', 'config', 'http', 'setup', 'package-dir'];
@@ -43,9 +32,7 @@ const ALLOWED = {
   domain: ['protocol'],
   'package-dir': [],
   log: ['protocol', 'domain'],
-  audit: ['protocol', 'domain', 'log'],
   metrics: ['protocol', 'domain', 'log'],
-  passwords: ['protocol', 'domain', 'log'],
   store: ['protocol', 'domain', 'log'],
   admission: ['protocol', 'domain', 'log'],
   mail: ['protocol', 'domain', 'log'],
@@ -54,17 +41,17 @@ const ALLOWED = {
   // The policy CLIs (npm run policy:lint|diff|test) are commands of their own, above config: they read INIT_CWD
   // (where `npm run` was called) through config/environment, the one module that reads process.env.
   'policy-cli': ['protocol', 'domain', 'policy/engine', 'policy/authoring', 'package-dir', 'config/environment'],
-  // The seam records policy.reloaded / policy.reload-refused through the audit port.
-  policy: ['protocol', 'domain', 'log', 'audit', 'policy/engine', 'policy/authoring', 'package-dir'],
-  accounts: ['protocol', 'domain', 'log', 'audit', 'passwords', 'store', 'policy/engine'],
+  // The seam records policy.reloaded / policy.reload-refused through the audit port (log/audit.ts).
+  policy: ['protocol', 'domain', 'log', 'policy/engine', 'policy/authoring', 'package-dir'],
+  accounts: ['protocol', 'domain', 'log', 'store', 'policy/engine'],
   actions: [...SERVICES, 'accounts'],
   // config decodes the services' options (it may read their types), never the layers above them.
-  config: [...SERVICES, 'package-dir'],
-  http: ['protocol', 'domain', 'log', 'audit', 'metrics', 'admission', 'actions'],
-  setup: ['protocol', 'domain', 'log', 'config', 'passwords', 'store', 'policy', 'policy/engine', 'package-dir'],
-  // docs/events.md lists the audit-event catalogue (src/services/audit/catalogue.ts); docs/actions.md
-  // the HTTP status of each failure, which the transport decides (src/http/middleware/envelope.ts).
-  docs: ['protocol', 'domain', 'config', 'actions', 'audit', 'http', 'package-dir'],
+  config: [...SERVICES, 'accounts', 'package-dir'],
+  http: ['protocol', 'domain', 'log', 'metrics', 'admission', 'actions'],
+  setup: ['protocol', 'domain', 'log', 'config', 'accounts', 'store', 'policy', 'policy/engine', 'package-dir'],
+  // docs/events.md lists the audit-event catalogue (src/log/audit-catalogue.ts); docs/actions.md
+  // the HTTP status of each failure, which the transport decides (src/http/envelope.ts).
+  docs: ['protocol', 'domain', 'log', 'config', 'actions', 'http', 'package-dir'],
   // The composition root wires every part below it; the cluster runs the composition root.
   app: BELOW_APP,
   // `authsvc --help` (cluster/serve.ts) lists the admin commands too.
@@ -85,13 +72,11 @@ const ENTRY = ['bin', 'start'];
  */
 const HOME = {
   store: 'services/store',
-  passwords: 'services/passwords',
   policy: 'services/policy',
   'policy/engine': 'services/policy/engine',
   'policy/authoring': 'services/policy/authoring',
   admission: 'services/admission',
   mail: 'services/mail',
-  audit: 'services/audit',
   metrics: 'services/metrics',
   config: 'config',
   'config/environment': 'config/environment',

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parsePassHash } from '../../src/config/settings.js';
 import { PKG_DIR } from '../../src/package-dir.js';
-import { createHasher } from '../../src/services/passwords/hashing.js';
+import { createHasher } from '../../src/accounts/password-hashing.js';
 
 export interface HashLimit {
   readonly passhash: string;

@@ -3,7 +3,7 @@
  *   npx tsx bench/micro/hash.ts [passhash=argon2id:m=19456,t=2,p=1] [seconds=3]
  */
 import { parsePassHash } from '../../src/config/settings.js';
-import { createHasher } from '../../src/services/passwords/hashing.js';
+import { createHasher } from '../../src/accounts/password-hashing.js';
 
 const parsed = parsePassHash(process.argv[2] ?? 'argon2id:m=19456,t=2,p=1');
 if (!parsed.ok) throw new Error(parsed.problem);

@@ -5,7 +5,7 @@
  * of `npm run bench -- --hot-reads`, whose run-to-run noise on a shared machine is larger than this cost.
  *   npx tsx bench/micro/metrics-overhead.ts [iterations=500000]
  */
-import { countRequests } from '../../src/http/middleware/metrics.js';
+import { countRequests } from '../../src/http/metrics.js';
 import type { PipelineContext, Step } from '../../src/http/state.js';
 import { createServiceMetrics } from '../../src/services/metrics/prometheus.js';
 

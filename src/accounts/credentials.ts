@@ -9,10 +9,10 @@
  * (measured at 0.6 ms on SQLite to 2.9 ms on MariaDB) is paid on every path. The reason is only in
  * `failure_reason`; `user_id` is never given on failure.
  */
-import type { AuditSink } from '../services/audit/audit.js';
+import type { AuditSink } from '../log/audit.js';
 import { DUMMY_ID } from '../domain/fixed-accounts.js';
 import type { Clock, LoginBackoff } from '../domain/ports.js';
-import type { PasswordService } from '../services/passwords/service.js';
+import type { PasswordService } from './passwords.js';
 import type { RequestId } from '../protocol/index.js';
 import type { Store } from '../services/store/index.js';
 import type { FactorMethods, UserRecord } from '../services/store/index.js';

@@ -3,7 +3,7 @@
  * `(deps, input, meta) → Result` + its end-user messages. Handlers never see HTTP.
  */
 import type { SecretBox } from '../accounts/secret-box.js';
-import type { AuditSink } from '../services/audit/audit.js';
+import type { AuditSink } from '../log/audit.js';
 import type { Clock, LoginBackoff, Random } from '../domain/ports.js';
 import type { Result } from '../domain/result.js';
 import type { Mailer } from '../services/mail/mailer.js';
@@ -17,7 +17,7 @@ import type {
   FailureCode,
   RequestId,
 } from '../protocol/index.js';
-import type { PasswordService } from '../services/passwords/service.js';
+import type { PasswordService } from '../accounts/passwords.js';
 import type { Store } from '../services/store/index.js';
 
 export interface Deps {

@@ -1,7 +1,7 @@
 /**
  * Dispatch: validate the body against the action's schema, run the handler, and shape the decrypted
  * response (docs/design.md#the-decrypted-response). The one place that maps a failure code to `failure_reason` and the
- * end-user message; the transport maps it to the HTTP status (the seal step, http/middleware/envelope.ts).
+ * end-user message; the transport maps it to the HTTP status (the seal step, http/envelope.ts).
  */
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';

@@ -5,7 +5,7 @@
  *
  * Password hashes run on the pool. An argon2id hash allocates its memory (7 MiB by default) on the pool thread that runs
  * it, and glibc keeps the freed block in that thread's arena for the next hash: a process ends up
- * holding one block for every pool thread that ever hashed, though the hash queue (services/passwords/hashing.ts)
+ * holding one block for every pool thread that ever hashed, though the hash queue (accounts/password-hashing.ts)
  * admits only as many hashes at once as there are cores. So the pool gets one thread per core (libuv's
  * default is 4): on 2 cores two blocks less after logins, on 8 cores hashes no longer wait for one of 4
  * threads. Nothing else on the request path uses the pool (SQLite is synchronous, log lines go to a

@@ -14,7 +14,7 @@
 import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
-import type { AuditSink } from '../services/audit/audit.js';
+import type { AuditSink } from '../log/audit.js';
 import { auditReload, checkPolicyFile } from '../services/policy/reload.js';
 import { isPrimaryMessage } from './messages.js';
 import type { PolicyMessage, PolicyRequestMessage } from './messages.js';

@@ -15,8 +15,8 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { memoryAdmissionStore, serveAdmission } from '../services/admission/index.js';
-import { auditOf, metricsAuditSink } from '../services/audit/wiring.js';
-import type { AuditSink } from '../services/audit/audit.js';
+import { auditOf, metricsAuditSink } from '../log/audit-wiring.js';
+import type { AuditSink } from '../log/audit.js';
 import type { Channel, MemoryAdmissionStore } from '../services/admission/index.js';
 import { readEnvironment } from '../config/environment.js';
 import type { Config } from '../config/load.js';

@@ -3,7 +3,7 @@
  * as it is when the operator chose it (on the command line, in NODE_OPTIONS, in the environment).
  */
 import type { Environment } from '../config/environment.js';
-import { defaultHashQueueOptions } from '../services/passwords/hashing.js';
+import { defaultHashQueueOptions } from '../accounts/password-hashing.js';
 import { NODE_FLAGS } from './launch.js';
 
 /** The node flags of launch.ts, also when the primary itself was started without them; each kept if chosen. */
@@ -17,7 +17,7 @@ export function workerExecArgv(execArgv: readonly string[], env: Environment): s
 }
 
 /**
- * A worker hashes at most `concurrency` passwords at once (services/passwords/hashing.ts), and glibc keeps a
+ * A worker hashes at most `concurrency` passwords at once (accounts/password-hashing.ts), and glibc keeps a
  * freed argon2 block (7 MiB by default) in the arena of each pool thread that hashed (launch.ts): with libuv's
  * default four threads a worker held four blocks after its first logins, though it never runs more than
  * `concurrency` hashes. So its pool has that many threads.

@@ -9,7 +9,7 @@ import { parseRateLimits } from '../services/admission/index.js';
 import type { RatePolicy } from '../services/admission/index.js';
 import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
-import { parseWebhookSecret } from '../services/audit/webhooks.js';
+import { parseWebhookSecret } from '../log/webhooks.js';
 import { LOG_LEVELS } from '../log/levels.js';
 import type { LogLevel } from '../log/levels.js';
 import { parseAddressRange } from '../services/metrics/peers.js';

@@ -6,13 +6,13 @@
  */
 import { resolve } from 'node:path';
 import type { RatePolicy } from '../services/admission/index.js';
-import type { WebhookTarget } from '../services/audit/webhooks.js';
+import type { WebhookTarget } from '../log/webhooks.js';
 import type { LogLevel } from '../log/levels.js';
 import type { MailTimeouts } from '../services/mail/mailer.js';
 import type { AddressRange } from '../services/metrics/peers.js';
 import type { Keyring } from '../protocol/index.js';
-import type { PassHashSpec } from '../services/passwords/hashing.js';
-import type { PassPolicy } from '../services/passwords/thresholds.js';
+import type { PassHashSpec } from '../accounts/password-hashing.js';
+import type { PassPolicy } from '../accounts/password-policy.js';
 import type { DatabaseTarget } from '../services/store/url.js';
 import { itemLabel } from './confvars.js';
 import type { ConfVars } from './confvars.js';

@@ -1,8 +1,8 @@
 /** Parsers of the items whose values have a structure of their own. Each returns the value or a problem. */
 
-import type { PassHashSpec } from '../services/passwords/hashing.js';
-import { DEFAULT_PASS_POLICY } from '../services/passwords/thresholds.js';
-import type { PassPolicy } from '../services/passwords/thresholds.js';
+import type { PassHashSpec } from '../accounts/password-hashing.js';
+import { DEFAULT_PASS_POLICY } from '../accounts/password-policy.js';
+import type { PassPolicy } from '../accounts/password-policy.js';
 
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 

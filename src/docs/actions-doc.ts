@@ -5,7 +5,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { registry } from '../actions/registry.js';
 import { failures } from '../domain/errors.js';
-import { httpStatusOf } from '../http/middleware/envelope.js';
+import { httpStatusOf } from '../http/envelope.js';
 import { actionNames, actionSpecs } from '../protocol/index.js';
 import type { RateClass } from '../protocol/index.js';
 

@@ -1,7 +1,7 @@
 /**
  * The catalogue of expected failures. Each code (the closed set is the protocol's: FAILURE_CODES) has
  * the internal `failure_reason` (never to be shown to end users: it states the exact cause); the HTTP
- * status of the answer is the transport's (httpStatusOf, http/middleware/envelope.ts). The texts are the protocol's own (FAILURE_REASONS), not a copy, so the
+ * status of the answer is the transport's (httpStatusOf, http/envelope.ts). The texts are the protocol's own (FAILURE_REASONS), not a copy, so the
  * server and the client cannot disagree on them. The end-user message depends on the action as well,
  * so it lives with the action (src/actions/*).
  */

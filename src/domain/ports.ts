@@ -18,7 +18,7 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** The operating system's CSPRNG (node:crypto), one call per request of bytes. */
 export const randomSource: Random = { bytes: (length) => randomBytes(length) };
 
-/** Makes the stored hash of a new password (the seed's view of services/passwords/hashing.ts). */
+/** Makes the stored hash of a new password (the seed's view of accounts/password-hashing.ts). */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
 }

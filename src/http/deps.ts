@@ -1,11 +1,11 @@
 import type { Dispatcher } from '../actions/dispatch.js';
 import type { AdmissionStore, RatePolicy } from '../services/admission/index.js';
-import type { AuditSink } from '../services/audit/audit.js';
+import type { AuditSink } from '../log/audit.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Logger, Pii } from '../log/logger.js';
 import type { Keyring } from '../protocol/index.js';
 import type { HealthSources } from './health.js';
-import type { HttpMetrics } from './middleware/metrics.js';
+import type { HttpMetrics } from './metrics.js';
 
 /** What the transport needs; built in src/app.ts. */
 export interface HttpDeps {

@@ -13,13 +13,13 @@
 import { Router } from '@koa/router';
 import type Koa from 'koa';
 import type { HttpDeps } from './deps.js';
-import { admit } from './middleware/admit.js';
-import { dispatch } from './middleware/dispatch.js';
-import { echo } from './middleware/echo.js';
-import { envelope, open, seal } from './middleware/envelope.js';
+import { admit } from './admit.js';
+import { dispatch } from './dispatch.js';
+import { echo } from './echo.js';
+import { envelope, open, seal } from './envelope.js';
 import { health } from './health.js';
-import { scrapeMetrics } from './middleware/metrics.js';
-import { sizeGuard } from './middleware/guards.js';
+import { scrapeMetrics } from './metrics.js';
+import { sizeGuard } from './guards.js';
 import type { PipelineState } from './state.js';
 import { isLoopback } from './loopback.js';
 

@@ -3,13 +3,18 @@
  * (so a body always starts with `Z0FBQUFB`). A bare Fernet token (starting `gAAAAA`) is also accepted.
  */
 import { randomBytes } from 'node:crypto';
-import { isActionName } from './actions/index.js';
+import { actionSpecs } from './actions/index.js';
 import type { ActionName } from './actions/index.js';
 import { decodeBase64, fernetDecrypt, fernetEncrypt, parseFernetKey } from './fernet.js';
 import type { FernetFailure, FernetKey } from './fernet.js';
 import { isIpAddress } from './addresses.js';
 import { REQID_MAX_LENGTH } from './messages.js';
 import type { RequestId } from './messages.js';
+
+/** Whether a request names an action of the protocol (the declarations in actions/ are data; this runs per request). */
+export function isActionName(name: string): name is ActionName {
+  return Object.prototype.hasOwnProperty.call(actionSpecs, name);
+}
 
 export interface Keyring {
   /** Every key that may decrypt; the first one encrypts. Never empty. */

@@ -11,7 +11,7 @@ export * from './failure-codes.js';
 export * from './rate-class.js';
 export { normaliseEmail } from './addresses.js';
 export type { ActionSpec } from './action-spec.js';
-export { actionSpecs, actionNames, isActionName } from './actions/index.js';
+export { actionSpecs, actionNames } from './actions/index.js';
 export type { ActionName, ActionInput, ActionOutput, ActionSuccess, ActionFailure } from './actions/index.js';
 export { MATCH_FIELDS, MAX_PAGE_BYTES, USER_PAGE_SIZE } from './actions/lookup.js';
 export type { MatchField } from './actions/lookup.js';

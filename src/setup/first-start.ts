@@ -7,7 +7,7 @@ import { systemClock, randomSource } from '../domain/ports.js';
 import type { Clock, Random } from '../domain/ports.js';
 import type { Logger } from '../log/logger.js';
 import { piiHasher } from '../log/logger.js';
-import { createHasher } from '../services/passwords/hashing.js';
+import { createHasher } from '../accounts/password-hashing.js';
 import { MAINTENANCE_LIMITS } from '../services/store/db.js';
 import { openStore } from '../services/store/index.js';
 import type { Store } from '../services/store/index.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createHashQueue, createHasher } from '../../src/services/passwords/hashing.js';
+import { createHashQueue, createHasher } from '../../src/accounts/password-hashing.js';
 import { hashToken } from '../../src/domain/tokens.js';
 import { GOOD_PASSWORD, countingQueue, openSession, signUp, storedUser, verifiedUser } from '../helpers/accounts.js';
 import { forEachDatabase } from '../helpers/databases.js';

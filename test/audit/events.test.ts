@@ -1,5 +1,5 @@
 /**
- * The audit-event catalogue, observed: every event of src/services/audit/catalogue.ts is triggered through the
+ * The audit-event catalogue, observed: every event of src/log/audit-catalogue.ts is triggered through the
  * real protocol (or a real SIGHUP-equivalent reload) on a frozen clock, reaches an injected sink with
  * its catalogue fields, and is logged at its level with its own time, the request id and digests only.
  */
@@ -8,9 +8,9 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AuditEvent, AuditSink } from '../../src/services/audit/audit.js';
-import { AUDIT_EVENTS, auditEventNames } from '../../src/services/audit/catalogue.js';
-import type { AuditEventName } from '../../src/services/audit/catalogue.js';
+import type { AuditEvent, AuditSink } from '../../src/log/audit.js';
+import { AUDIT_EVENTS, auditEventNames } from '../../src/log/audit-catalogue.js';
+import type { AuditEventName } from '../../src/log/audit-catalogue.js';
 import { parseRateLimits } from '../../src/services/admission/index.js';
 import { piiHasher } from '../../src/log/logger.js';
 import { PKG_DIR } from '../../src/package-dir.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { parseWebhookSecret } from '../../src/services/audit/webhooks.js';
+import { parseWebhookSecret } from '../../src/log/webhooks.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { openSession } from '../helpers/accounts.js';
 import { FrozenClock } from '../helpers/clock.js';

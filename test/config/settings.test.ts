@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parsePassHash, parsePassPolicy } from '../../src/config/settings.js';
-import { DEFAULT_PASS_POLICY } from '../../src/services/passwords/thresholds.js';
+import { DEFAULT_PASS_POLICY } from '../../src/accounts/password-policy.js';
 
 describe('--passpolicy', () => {
   it('takes any subset of the keys in any order; the rest keep their defaults', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hash as argon2Hash } from 'argon2';
 import { UnavailableError } from '../../src/domain/errors.js';
-import { createHashQueue, createHasher } from '../../src/services/passwords/hashing.js';
+import { createHashQueue, createHasher } from '../../src/accounts/password-hashing.js';
 
 const argon2 = { kind: 'argon2id', memoryCost: 1024, timeCost: 1, parallelism: 1 } as const;
 const argon2Stronger = { kind: 'argon2id', memoryCost: 2048, timeCost: 2, parallelism: 1 } as const;

@@ -4,9 +4,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_PASS_POLICY } from '../../src/services/passwords/thresholds.js';
-import { checkPassword } from '../../src/services/passwords/policy.js';
-import { createPwnedChecker, noPwnedCheck } from '../../src/services/passwords/pwned.js';
+import { checkPassword, DEFAULT_PASS_POLICY } from '../../src/accounts/password-policy.js';
+import { createPwnedChecker, noPwnedCheck } from '../../src/accounts/pwned.js';
 import { FrozenClock } from '../helpers/clock.js';
 
 const policy = { ...DEFAULT_PASS_POLICY, maxUnsafeSimilarity: 50 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { similarity } from '../../src/services/passwords/similarity.js';
+import { similarity } from '../../src/accounts/password-policy.js';
 
 /** Made by Python's difflib (the reference's measure) with scripts/make-difflib-vectors.py. */
 const table = JSON.parse(readFileSync(new URL('../vectors/difflib-ratios.json', import.meta.url), 'utf8')) as Array<{

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FAILURE_CODES, FAILURE_REASONS, failureCodeOf } from '../../src/protocol/index.js';
 import { failures } from '../../src/domain/errors.js';
-import { httpStatusOf } from '../../src/http/middleware/envelope.js';
+import { httpStatusOf } from '../../src/http/envelope.js';
 
 describe('the failure_reason texts of the protocol', () => {
   it('are what the server catalogue answers, with 503 only when the server cannot serve, else 200', () => {

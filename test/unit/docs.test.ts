@@ -7,7 +7,7 @@ import { actionsMarkdown } from '../../src/docs/actions-doc.js';
 import { loadConfVars } from '../../src/config/confvars.js';
 import { configurationMarkdown } from '../../src/docs/configuration-doc.js';
 import { eventsMarkdown } from '../../src/docs/events-doc.js';
-import { auditEventNames } from '../../src/services/audit/catalogue.js';
+import { auditEventNames } from '../../src/log/audit-catalogue.js';
 import { actionNames } from '../../src/protocol/index.js';
 
 describe('docs/actions.md', () => {

@@ -54,7 +54,3 @@ export type ActionSuccess<K extends ActionName> = {
 export type ActionFailure<K extends ActionName> = (typeof actionSpecs)[K]['failures'][number] | CommonFailure;
 
 export const actionNames = Object.keys(actionSpecs) as ActionName[];
-
-export function isActionName(name: string): name is ActionName {
-  return Object.prototype.hasOwnProperty.call(actionSpecs, name);
-}

@@ -9,7 +9,7 @@
  * the same document, even if the file changes again meanwhile. "Atomic" is per process
  * (docs/design.md#signals-reach-the-primary-only).
  */
-import type { AuditSink } from '../audit/audit.js';
+import type { AuditSink } from '../../log/audit.js';
 import type { Logger } from '../../log/logger.js';
 import type { CompiledPolicy, PolicySource } from './engine/compiled-policy.js';
 import { compilePolicyBytes, compilePolicyFile, problemLines } from './authoring/policy-file.js';

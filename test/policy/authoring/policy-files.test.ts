@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { PKG_DIR } from '../../../src/package-dir.js';
 import { BLANK_ANSWERS, runSetup } from '../../../src/setup/autosetup.js';
 import { TEST_PASSHASH } from '../../helpers/server.js';
-import { createHasher } from '../../../src/services/passwords/hashing.js';
+import { createHasher } from '../../../src/accounts/password-hashing.js';
 import { tempDir } from '../../helpers/temp.js';
 
 /**

@@ -3,9 +3,9 @@
  * and the size guard, which reads the body of a sealed request within `maxbodysize`.
  */
 import type { IncomingMessage } from 'node:http';
-import { normaliseHost } from '../../protocol/addresses.js';
-import { plain } from '../plain.js';
-import type { Step } from '../state.js';
+import { normaliseHost } from '../protocol/addresses.js';
+import { plain } from './plain.js';
+import type { Step } from './state.js';
 
 const REFUSED = { refused: 'host not allowed' } as const;
 

@@ -4,10 +4,10 @@
  * decrypted request>}, messages: [], reqid}`, so a frontend developer can check keys and encoding
  * without touching data.
  */
-import { isRequestId } from '../../protocol/index.js';
-import { plain } from '../plain.js';
-import { earlier } from '../state.js';
-import type { Step } from '../state.js';
+import { isRequestId } from '../protocol/index.js';
+import { plain } from './plain.js';
+import { earlier } from './state.js';
+import type { Step } from './state.js';
 
 /**
  * Deeper values are refused: re-serialising them could overflow the stack (docs/design.md#input-bounded-by-its-schema).

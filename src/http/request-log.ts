@@ -2,9 +2,9 @@
  * The outermost step, on every path: one `request` log line per request, and the 500 answer (with an
  * error log carrying the request id) for anything a later step throws.
  */
-import type { Logger } from '../../log/logger.js';
-import { plain } from '../plain.js';
-import type { Step } from '../state.js';
+import type { Logger } from '../log/logger.js';
+import { plain } from './plain.js';
+import type { Step } from './state.js';
 
 export function requestLog(log: Logger): Step {
   return async function requestLog(ctx, next) {

@@ -2,12 +2,12 @@
  * The sealed envelope, both ways: `open` decrypts the body, `envelope` checks what it holds, and `seal`
  * encrypts the reply into the answer (Fernet with the current key, then base64), with its status.
  */
-import type { Clock, Random } from '../../domain/ports.js';
-import { checkEnvelope, openJson, sealJson } from '../../protocol/index.js';
-import type { FailureCode, Keyring, OpenFailure } from '../../protocol/index.js';
-import { plain, TEXT_PLAIN } from '../plain.js';
-import { earlier } from '../state.js';
-import type { Step } from '../state.js';
+import type { Clock, Random } from '../domain/ports.js';
+import { checkEnvelope, openJson, sealJson } from '../protocol/index.js';
+import type { FailureCode, Keyring, OpenFailure } from '../protocol/index.js';
+import { plain, TEXT_PLAIN } from './plain.js';
+import { earlier } from './state.js';
+import type { Step } from './state.js';
 
 /** Tokens stamped further ahead than this are refused (the sender's clock is wrong, or it is forged). */
 export const MAX_FUTURE_SKEW_SECONDS = 30;

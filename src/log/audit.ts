@@ -1,13 +1,13 @@
 /**
- * Security events (src/services/audit/catalogue.ts) go to an audit sink. The sink is a port: the actions record
+ * Security events (src/log/audit-catalogue.ts) go to an audit sink. The sink is a port: the actions record
  * an event and never know whether it is logged, counted or sent to a webhook; the composition root
  * fans one event out to every sink it wires (src/app.ts).
  */
-import type { Clock } from '../../domain/ports.js';
-import type { Logger, Pii } from '../../log/logger.js';
-import type { RequestId } from '../../protocol/index.js';
-import { AUDIT_EVENTS } from './catalogue.js';
-import type { AuditDetail, AuditEventName } from './catalogue.js';
+import type { Clock } from '../domain/ports.js';
+import type { Logger, Pii } from './logger.js';
+import type { RequestId } from '../protocol/index.js';
+import { AUDIT_EVENTS } from './audit-catalogue.js';
+import type { AuditDetail, AuditEventName } from './audit-catalogue.js';
 
 /** Who and from where. Personal data: written only as digests. */
 export interface AuditSubject {

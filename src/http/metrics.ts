@@ -6,10 +6,10 @@
  * failure code of the catalogue or one of a few words, the refusal reason one of REFUSAL_REASONS.
  */
 import type { Middleware } from 'koa';
-import type { ActionLabel, Outcome, RefusalReason, RequestMetrics, Scrape } from '../../services/metrics/port.js';
-import { isActionName } from '../../protocol/index.js';
-import { plain } from '../plain.js';
-import type { PipelineContext, PipelineState, Step } from '../state.js';
+import type { ActionLabel, Outcome, RefusalReason, RequestMetrics, Scrape } from '../services/metrics/port.js';
+import { isActionName } from '../protocol/index.js';
+import { plain } from './plain.js';
+import type { PipelineContext, PipelineState, Step } from './state.js';
 
 /** What the transport needs when metrics are on. */
 export interface HttpMetrics {

@@ -6,7 +6,7 @@
  * call for a while.
  */
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/ports.js';
+import type { Clock } from '../domain/ports.js';
 
 export interface PwnedChecker {
   /** How often the password was seen in breaches; null when that cannot be known now. */

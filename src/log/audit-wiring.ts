@@ -4,9 +4,9 @@
  * extra sinks (the metrics count a few events by name). Each process has its own webhook queue: a
  * cluster's workers send their requests' events, the primary its policy reloads.
  */
-import type { Clock, Random } from '../../domain/ports.js';
-import type { Logger } from '../../log/logger.js';
-import { piiHasher } from '../../log/logger.js';
+import type { Clock, Random } from '../domain/ports.js';
+import type { Logger } from './logger.js';
+import { piiHasher } from './logger.js';
 import { fanOut, logOutlet, publishingSink } from './audit.js';
 import type { AuditSink } from './audit.js';
 import { createWebhookSender } from './webhooks.js';

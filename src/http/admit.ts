@@ -6,15 +6,15 @@
  * (Redis down) is refused 503 with `Retry-After`. A malformed envelope counts against its per-IP bucket,
  * then gets its 400.
  */
-import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../../services/admission/index.js';
-import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../../services/admission/index.js';
+import { bucketsFor, ipBucket, replayKey, ReportGate, retryAfterSeconds } from '../services/admission/index.js';
+import type { Admission, AdmissionStore, Bucket, RatePolicy, ReplayEntry } from '../services/admission/index.js';
 import type { Next } from 'koa';
-import type { AuditSink } from '../../services/audit/audit.js';
-import type { Logger, Pii } from '../../log/logger.js';
-import { actionSpecs } from '../../protocol/index.js';
-import { plain } from '../plain.js';
-import { earlier } from '../state.js';
-import type { PipelineContext, Step } from '../state.js';
+import type { AuditSink } from '../log/audit.js';
+import type { Logger, Pii } from '../log/logger.js';
+import { actionSpecs } from '../protocol/index.js';
+import { plain } from './plain.js';
+import { earlier } from './state.js';
+import type { PipelineContext, Step } from './state.js';
 
 export interface AdmitDeps {
   readonly admission: AdmissionStore;

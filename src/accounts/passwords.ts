@@ -1,8 +1,7 @@
 /** What the actions use of passwords: the hasher (behind the hash queue) and the policy check. */
-import type { PasswordHasher } from './hashing.js';
-import { checkPassword } from './policy.js';
-import type { PasswordContext, PolicyDeps, PolicyVerdict } from './policy.js';
-import type { PassPolicy } from './thresholds.js';
+import type { PasswordHasher } from './password-hashing.js';
+import { checkPassword } from './password-policy.js';
+import type { PassPolicy, PasswordContext, PolicyDeps, PolicyVerdict } from './password-policy.js';
 
 export interface PasswordService {
   readonly hasher: PasswordHasher;

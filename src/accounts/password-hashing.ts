@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { hash as argon2Hash, needsRehash as argon2NeedsRehash, verify as argon2Verify } from 'argon2';
 import * as scryptModule from 'scrypt-kdf';
-import { UnavailableError } from '../../domain/errors.js';
-import type { PasswordHasher as HashPort } from '../../domain/ports.js';
+import { UnavailableError } from '../domain/errors.js';
+import type { PasswordHasher as HashPort } from '../domain/ports.js';
 
 /**
  * The hash queue: admission of hashing work (docs/design.md#passwords,

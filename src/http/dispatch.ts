@@ -2,10 +2,10 @@
  * Runs the action (registry, input validation, handler) and leaves its reply for the seal. Handlers
  * get the body and the request's meta, never the Koa context.
  */
-import type { Dispatcher } from '../../actions/dispatch.js';
-import type { Pii } from '../../log/logger.js';
-import { earlier } from '../state.js';
-import type { Step } from '../state.js';
+import type { Dispatcher } from '../actions/dispatch.js';
+import type { Pii } from '../log/logger.js';
+import { earlier } from './state.js';
+import type { Step } from './state.js';
 
 export interface DispatchDeps {
   readonly dispatcher: Dispatcher;

@@ -3,9 +3,34 @@
  * and words (frontends may match them, so they stay verbatim, "appear appear" included). The
  * compromised-password lookup runs only when the other rules pass.
  */
+import difflib from 'difflib';
 import type { PwnedChecker } from './pwned.js';
-import type { PassPolicy } from './thresholds.js';
-import { similarity } from './similarity.js';
+
+/** The policy's thresholds (`--passpolicy`, or a request's own in `user-validatepass`); config decodes the option into them. */
+export interface PassPolicy {
+  readonly minPassLength: number;
+  readonly maxUnsafeSimilarity: number;
+  readonly maxCharFrequency: number;
+  readonly minPwnedMatches: number;
+}
+
+/** The spec's defaults. */
+export const DEFAULT_PASS_POLICY: PassPolicy = {
+  minPassLength: 12,
+  maxUnsafeSimilarity: 50,
+  maxCharFrequency: 0.3,
+  minPwnedMatches: 25,
+};
+
+/**
+ * Python's `difflib.SequenceMatcher(None, a, b).ratio()`, which the reference uses to refuse passwords
+ * too similar to the server's name, the email or the full name. The `difflib` package is a faithful
+ * port (autojunk included); we give it arrays of code points so it compares characters as Python
+ * does, not UTF-16 units.
+ */
+export function similarity(a: string, b: string): number {
+  return new difflib.SequenceMatcher(null, Array.from(a), Array.from(b)).ratio() * 100;
+}
 
 /** Longer passwords are refused, never truncated. */
 export const MAX_PASSWORD_LENGTH = 1024;

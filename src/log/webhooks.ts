@@ -12,8 +12,8 @@
  * crash or a shutdown that outlasts its flush budget loses what it held.
  */
 import { createHmac } from 'node:crypto';
-import type { Clock, Random } from '../../domain/ports.js';
-import type { Logger } from '../../log/logger.js';
+import type { Clock, Random } from '../domain/ports.js';
+import type { Logger } from './logger.js';
 import type { AuditOutlet, AuditRecord } from './audit.js';
 
 export interface WebhookTarget {
