@@ -173,6 +173,7 @@ function dispatcherOf(
     policy,
     loginBackoff,
     secrets: secretBox(config.keyring),
+    passkeys: config.passkeys === null ? null : { ...config.passkeys, handleKey: config.piisalt },
     settings: {
       serverName: config.serverName,
       stepUpWindowSeconds: config.stepUpWindowSeconds,

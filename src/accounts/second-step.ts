@@ -10,6 +10,8 @@ import type { Random } from '../domain/ports.js';
 import type { FactorMethods, UserRecord } from '../services/store/index.js';
 import { countFailedCheck } from './credentials.js';
 import type { CredentialDeps, CredentialRequest } from './credentials.js';
+import { verifyAssertion } from './passkeys.js';
+import type { PasskeyConfig } from './passkeys.js';
 import { recoveryCodeHash, totpStepOf } from './second-factor.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -25,12 +27,19 @@ export interface SecondStepDeps extends CredentialDeps {
   /** Opens the sealed TOTP secrets. */
   readonly secrets: SecretBox;
   readonly settings: CredentialDeps['settings'] & { readonly stepUpWindowSeconds: number };
+  /** Null: passkeys are off. */
+  readonly passkeys: PasskeyConfig | null;
 }
 
-export interface Proof {
-  readonly method: 'totp' | 'recovery';
-  readonly code: string;
-}
+/** What a second step presents: a code, or a passkey's answer to a challenge this session asked for. */
+export type Proof =
+  | { readonly method: 'totp' | 'recovery'; readonly code: string }
+  | {
+      readonly method: 'passkey';
+      readonly response: Readonly<Record<string, unknown>>;
+      readonly sessionHash: string;
+      readonly purpose: 'secondfactor' | 'stepup';
+    };
 
 export type SecondFactorFailure = 'second_factor_wrong' | 'temporarily_locked';
 
@@ -69,9 +78,24 @@ export async function issueTicket(
 
 type Proved = { readonly ok: true; readonly recoveryLeft: number | null } | { readonly ok: false };
 
-/** Whether the code proves one of the user's active factors; spends what it uses (a TOTP step, a recovery code). */
-async function prove(deps: SecondStepDeps, userId: number, proof: Proof, now: number): Promise<Proved> {
+/**
+ * Whether the proof is of one of the user's active factors; spends what it uses (a TOTP step, a recovery code, a
+ * passkey challenge).
+ */
+async function prove(
+  deps: SecondStepDeps,
+  userId: number,
+  proof: Proof,
+  now: number,
+  meta: CredentialRequest,
+): Promise<Proved> {
   const { factors } = deps.store;
+  if (proof.method === 'passkey') {
+    if (deps.passkeys === null) return { ok: false };
+    const asker = { sessionHash: proof.sessionHash, userId };
+    const proved = await verifyAssertion(deps, deps.passkeys, proof.response, [proof.purpose], asker, meta);
+    return proved.ok ? { ok: true, recoveryLeft: null } : { ok: false };
+  }
   if (proof.method === 'recovery') {
     const hash = recoveryCodeHash(proof.code);
     if (hash === null || !(await factors.useRecoveryCode(userId, hash))) return { ok: false };
@@ -114,7 +138,7 @@ export async function verifySecondFactor(
     return { ok: false as const, code: reason };
   };
   if (user.lockedUntil !== null && user.lockedUntil > now) return failed('temporarily_locked');
-  const proved = await prove(deps, user.userId, proof, now);
+  const proved = await prove(deps, user.userId, proof, now, meta);
   if (!proved.ok) return failed('second_factor_wrong');
   await deps.store.users.recordSuccess(user.userId, now);
   for (const identity of identities) await deps.loginBackoff.succeeded(identity);

@@ -2,6 +2,7 @@
  * An action = its declaration (src/protocol: schemas, rate class, failure codes) + a plain handler
  * `(deps, input, meta) → Result` + its end-user messages. Handlers never see HTTP.
  */
+import type { PasskeyConfig } from '../accounts/passkeys.js';
 import type { SecretBox } from '../accounts/secret-box.js';
 import type { AuditSink } from '../log/audit.js';
 import type { Clock, LoginBackoff, Random } from '../domain/ports.js';
@@ -34,6 +35,8 @@ export interface Deps {
   readonly loginBackoff: LoginBackoff;
   /** Seals and opens second-factor secrets at rest (docs/design.md#second-factors). */
   readonly secrets: SecretBox;
+  /** The relying party of passkeys (docs/design.md#passkeys); null: passkeys are off. */
+  readonly passkeys: PasskeyConfig | null;
   readonly settings: {
     /** The issuer of TOTP factors (the otpauth:// URI and the app's list). */
     readonly serverName: string;

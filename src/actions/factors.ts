@@ -19,7 +19,7 @@ import {
   steppedUp,
   verifySecondFactor,
 } from '../accounts/second-step.js';
-import type { EnrolmentTicket } from '../accounts/second-step.js';
+import type { EnrolmentTicket, Proof } from '../accounts/second-step.js';
 import { checkSuperuserOver, initiatorMessages } from '../accounts/initiator.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
@@ -30,15 +30,15 @@ import { defineAction } from './define.js';
 import type { Deps, FamilyHandlers } from './define.js';
 
 /** Factors (active and pending) one user may have. */
-const MAX_FACTORS = 10;
+export const MAX_FACTORS = 10;
 
 const DID_NOT_WORK = "Sorry, that code didn't work.";
 const START_AGAIN = 'Sorry, that took too long. Please sign in again.';
-const NO_SESSION = 'No session token provided.';
-const NOT_YOURS = 'Sorry, that session is not yours.';
+export const NO_SESSION = 'No session token provided.';
+export const NOT_YOURS = 'Sorry, that session is not yours.';
 
 /** The presented session, which must be `userId`'s, with its user. */
-async function ownSession(
+export async function ownSession(
   deps: Deps,
   sessionToken: string,
   userId: number,
@@ -81,6 +81,26 @@ async function enroller(
   const own = await ownSession(deps, input.session_token, input.user_id);
   return own.ok ? { ok: true, userId: input.user_id, user: own.user, tokenHash: own.tokenHash, ticket: null } : own;
 }
+
+/**
+ * The proof a second step presents: a code for totp and recovery, a passkey response (to a challenge this session
+ * asked for with `purpose`) for passkey; null when the item the method needs is missing.
+ */
+function proofOf(
+  input: { readonly method: Proof['method']; readonly code?: string; readonly response?: Record<string, unknown> },
+  sessionHash: string,
+  purpose: 'secondfactor' | 'stepup',
+): Proof | null {
+  if (input.method === 'passkey')
+    return input.response === undefined ? null : { method: 'passkey', response: input.response, sessionHash, purpose };
+  return input.code === undefined ? null : { method: input.method, code: input.code };
+}
+
+/** The item a method needs, when missing. */
+const missingProof = (method: Proof['method']) =>
+  method === 'passkey'
+    ? [{ param: 'response', problem: 'missing', required_type: 'dict' } as const]
+    : [{ param: 'code', problem: 'missing', required_type: 'str' } as const];
 
 /** Neither user_id nor login_ticket: one of them says whose factor it is. */
 const WHOSE = [{ param: 'user_id', problem: 'missing', required_type: 'int' }] as const;
@@ -151,7 +171,7 @@ const userTotpNew = defineAction('user-totp-new', {
       transports: null,
     });
     // The user was deleted since the session was read: its session went with it.
-    if (!added) return fail('session_not_found', none);
+    if (added !== 'added') return fail('session_not_found', none);
     const uri = totpUri(secret, deps.settings.serverName, own.user.email);
     return ok({ factor_id: factorId, secret, otpauth_uri: uri, qr_svg: await qrSvg(uri) });
   },
@@ -233,8 +253,10 @@ const userLoginSecondfactor = defineAction('user-login-secondfactor', {
     const none = { user_id: null, user_role: null };
     const tokenHash = hashToken(input.session_token);
     const now = deps.clock.now();
+    const proof = proofOf(input, tokenHash, 'secondfactor');
+    if (proof === null) return invalid(missingProof(input.method), none);
     if ((await deps.store.sessions.find(tokenHash, now)) === null) return fail('session_not_found', none);
-    const step = await checkSecondStep(deps, input.login_ticket, tokenHash, input, meta);
+    const step = await checkSecondStep(deps, input.login_ticket, tokenHash, proof, meta);
     if (!step.ok) return fail(step.code, none);
     deps.audit.record({
       event: 'login.succeeded',
@@ -263,11 +285,14 @@ const userStepup = defineAction('user-stepup', {
   },
   async handle(deps, input, meta) {
     const none = { stepped_up_until: null };
+    const sessionHash = hashToken(input.session_token);
+    const proof = proofOf(input, sessionHash, 'stepup');
+    if (proof === null) return invalid(missingProof(input.method), none);
     const own = await ownSession(deps, input.session_token, input.user_id);
     if (!own.ok) return fail(own.code, none);
     const methods = await deps.store.factors.methods(input.user_id);
     if (!methods.totp && !methods.passkey) return fail('no_second_factor', none);
-    const verified = await verifySecondFactor(deps, own.user, input, meta);
+    const verified = await verifySecondFactor(deps, own.user, proof, meta);
     if (!verified.ok) return fail(verified.code, none);
     const now = deps.clock.now();
     if (!(await deps.store.factors.markStepUp(own.tokenHash, now))) return fail('session_not_found', none);

@@ -14,6 +14,7 @@ import { apikeySessionHandlers } from './apikey-session.js';
 import { emailHandlers } from './email.js';
 import { loginHandlers } from './login.js';
 import { lookupHandlers } from './lookup.js';
+import { passkeyHandlers } from './passkeys.js';
 import { passwordHandlers } from './password.js';
 import { sessionHandlers } from './session.js';
 import { signupHandlers } from './signup.js';
@@ -39,4 +40,5 @@ export const registry: Registry = {
   ...apikeySessionHandlers,
   ...apikeyNosessionHandlers,
   ...factorHandlers,
+  ...passkeyHandlers,
 };

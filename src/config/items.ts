@@ -120,6 +120,33 @@ const addressRanges: Convert<readonly AddressRange[]> = (text, item) => {
   return ok(ranges);
 };
 
+/**
+ * A web origin a passkey ceremony may come from: https, or http on a loopback host (browsers give WebAuthn only to
+ * secure contexts). Kept as the browser writes it in clientDataJSON: scheme, host, port when not the default.
+ */
+const webOrigin: Convert<readonly string[]> = (text, item) => {
+  const origins: string[] = [];
+  for (const part of text.split(';').map((p) => p.trim())) {
+    if (part === '') continue;
+    const url = URL.canParse(part) ? new URL(part) : null;
+    const loopback = url !== null && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    if (url === null || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) || url.origin !== part)
+      return bad(
+        `${item.label}: "${part}" is not a web origin (https://host[:port], or http:// on localhost; no path)`,
+      );
+    origins.push(url.origin);
+  }
+  return origins.length > 0 ? ok(origins) : bad(`${item.label} must name at least one origin`);
+};
+
+/** A relying-party id: a host name, lower case, no port or scheme. */
+const rpId: Convert<string> = (text, item) => {
+  const host = text.trim().toLowerCase();
+  return /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host)
+    ? ok(host)
+    : bad(`${item.label} must be a host name such as example.com, not "${text}"`);
+};
+
 export const ITEMS = {
   secret: required(keyring),
   piisalt: required(atLeast8),
@@ -163,6 +190,9 @@ export const ITEMS = {
   testclock: optional(path),
   webhookurl: optional(webhookUrl),
   webhooksecret: optional(webhookSecret),
+  passkeyorigins: optional(webOrigin),
+  passkeyrpid: optional(rpId),
+  passkeyrpname: optional(asText),
 } satisfies Record<string, Decoder<unknown>>;
 
 export type ItemName = keyof typeof ITEMS;
@@ -204,4 +234,40 @@ export function crossItemProblems(given: (name: ItemName) => boolean, label: (na
   if (given('webhookurl') && !given('webhooksecret'))
     problems.push(`${label('webhooksecret')} is required when ${label('webhookurl')} is set`);
   return problems;
+}
+
+export interface PasskeySettings {
+  /** The relying party: passkeys are bound to it (the site's registrable domain or a host under it). */
+  readonly rpId: string;
+  /** What the browser shows the user when a passkey is made. */
+  readonly rpName: string;
+  /** The origins ceremonies may come from. */
+  readonly origins: readonly string[];
+}
+
+/**
+ * Passkeys are on when origins are given; the relying party id defaults to the first origin's host and must be each
+ * origin's host or a domain above it (WebAuthn's rule, which the browser enforces too: checked here, at start).
+ */
+export function passkeySettings(
+  v: Pick<ItemValues, 'passkeyorigins' | 'passkeyrpid' | 'passkeyrpname' | 'servername'>,
+  label: (name: ItemName) => string,
+): { readonly ok: true; readonly value: PasskeySettings | null } | { readonly ok: false; readonly problem: string } {
+  if (v.passkeyorigins === null) {
+    if (v.passkeyrpid !== null)
+      return { ok: false, problem: `${label('passkeyrpid')} needs ${label('passkeyorigins')}` };
+    return { ok: true, value: null };
+  }
+  const hosts = v.passkeyorigins.map((origin) => new URL(origin).hostname);
+  const id = v.passkeyrpid ?? hosts[0] ?? '';
+  const outside = v.passkeyorigins.filter((_, i) => {
+    const host = hosts[i] ?? '';
+    return host !== id && !host.endsWith(`.${id}`);
+  });
+  if (outside.length > 0)
+    return {
+      ok: false,
+      problem: `${label('passkeyrpid')} "${id}" must be the host of each of ${label('passkeyorigins')} or a domain above it, not of ${outside.join(', ')}`,
+    };
+  return { ok: true, value: { rpId: id, rpName: v.passkeyrpname ?? v.servername, origins: v.passkeyorigins } };
 }

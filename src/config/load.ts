@@ -19,8 +19,8 @@ import type { ConfVars } from './confvars.js';
 import type { Environment } from './environment.js';
 import { readInputs } from './inputs.js';
 import type { Inputs } from './inputs.js';
-import { crossItemProblems, decodeItems } from './items.js';
-import type { ItemName, ItemValues } from './items.js';
+import { crossItemProblems, decodeItems, passkeySettings } from './items.js';
+import type { ItemName, ItemValues, PasskeySettings } from './items.js';
 import { rawValue, retrieveAll } from './retrieve.js';
 import type { Sources } from './retrieve.js';
 
@@ -69,6 +69,8 @@ export interface Config {
   readonly stepUpWindowSeconds: number;
   /** Roles whose users must enrol a second factor before a login completes (docs/design.md#second-factors). */
   readonly mfaRequiredRoles: readonly string[];
+  /** Null: passkeys are off (no `passkeyorigins`). */
+  readonly passkeys: PasskeySettings | null;
   readonly userLockTries: number;
   readonly passPolicy: PassPolicy;
   readonly passHash: PassHashSpec;
@@ -120,7 +122,7 @@ function baseDirectory(confvars: ConfVars, sources: Sources): string {
   return resolve(String((item ? rawValue(item, sources).value : null) ?? '.'));
 }
 
-function assemble(v: ItemValues, basedir: string): Config {
+function assemble(v: ItemValues, basedir: string, passkeys: PasskeySettings | null): Config {
   return {
     keyring: v.secret,
     piisalt: v.piisalt,
@@ -146,6 +148,7 @@ function assemble(v: ItemValues, basedir: string): Config {
     userLockTimeSeconds: v.userlocktime,
     stepUpWindowSeconds: v.stepupwindow,
     mfaRequiredRoles: v.mfarequired ?? [],
+    passkeys,
     userLockTries: v.userlocktries,
     passPolicy: v.passpolicy,
     passHash: v.passhash,
@@ -195,7 +198,10 @@ export async function resolveConfig(inputs: Inputs): Promise<ConfigResult> {
   const path = decoded.values.permissions;
   const permissions = path === undefined ? null : { path, label: label('permissions') };
   if (problems.length > 0 || permissions === null) return { ok: false, problems, permissions };
-  return { ok: true, config: assemble(decoded.values as ItemValues, basedir), permissions };
+  const values = decoded.values as ItemValues;
+  const passkeys = passkeySettings(values, label);
+  if (!passkeys.ok) return { ok: false, problems: [passkeys.problem], permissions };
+  return { ok: true, config: assemble(values, basedir, passkeys.value), permissions };
 }
 
 /** Both steps at once, for callers that need no --help or --autosetup. */

@@ -202,7 +202,7 @@ export const AUDIT_EVENTS = {
     detail: {
       action: action('user-login-secondfactor, user-stepup or user-totp-confirm.'),
       reason: { type: 'string', about: 'second_factor_wrong, login_ticket_invalid or temporarily_locked.' },
-      method: { type: 'string', optional: true, about: 'totp or recovery.' },
+      method: { type: 'string', optional: true, about: 'totp, recovery or passkey.' },
     },
   },
   'second-factor.used': {
@@ -210,13 +210,24 @@ export const AUDIT_EVENTS = {
     description: 'A second factor was proved (a login’s second step or a step-up).',
     detail: {
       action: action('user-login-secondfactor or user-stepup.'),
-      method: { type: 'string', about: 'totp or recovery.' },
+      method: { type: 'string', about: 'totp, recovery or passkey.' },
       recovery_codes_left: { type: 'number', optional: true, about: 'After a recovery code was spent.' },
+    },
+  },
+  'passkey.counter-decreased': {
+    level: 'warn',
+    description:
+      'A passkey presented a signature counter that did not grow: perhaps a cloned authenticator. The assertion was refused.',
+    detail: {
+      action: action('user-login-passkey, user-login-secondfactor or user-stepup.'),
+      factor_id: { type: 'string', about: 'The passkey.' },
+      stored: { type: 'number', about: 'The counter stored at its last use.' },
+      presented: { type: 'number', about: 'The counter the assertion carried.' },
     },
   },
   'factor.added': {
     level: 'info',
-    description: 'A second factor became active (user-totp-confirm).',
+    description: 'A second factor became active (user-totp-confirm, user-passkey-register).',
     detail: {
       kind: { type: 'string', about: 'totp or passkey.' },
       recovery_codes: { type: 'boolean', about: 'True when it was the first factor and recovery codes were issued.' },

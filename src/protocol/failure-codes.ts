@@ -76,6 +76,8 @@ export const FAILURE_CODES = [
   'no_second_factor',
   'factor_not_found',
   'factor_limit',
+  'passkeys_off',
+  'passkey_invalid',
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -159,6 +161,9 @@ export const FAILURE_REASONS = {
   no_second_factor: 'the user has no active second factor',
   factor_not_found: 'the user has no such factor',
   factor_limit: 'the user has as many factors as allowed',
+  passkeys_off: 'passkeys are off on this server (no passkeyorigins)',
+  passkey_invalid:
+    'the passkey did not verify: challenge unknown, spent or for another session, or a wrong origin, relying party, signature, counter or user',
 } as const satisfies Record<FailureCode, string>;
 
 export type FailureReason<C extends FailureCode = FailureCode> = (typeof FAILURE_REASONS)[C];

@@ -18,6 +18,7 @@ import { actionNames } from '../../src/protocol/index.js';
 import { totpCodeAt } from '../../src/accounts/second-factor.js';
 import { GOOD_PASSWORD, openSession, verifiedUser } from '../helpers/accounts.js';
 import { startTestServer } from '../helpers/server.js';
+import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import type { LogLine, TestServer } from '../helpers/server.js';
 import { startSink } from '../mail/smtp-sink.js';
 import type { SmtpSink } from '../mail/smtp-sink.js';
@@ -48,6 +49,8 @@ function recorder(
 /** Every event and log line must hold nothing of these in clear. */
 const SECRETS = [GOOD_PASSWORD, SECOND, THIRD, ADMIN.password, 'ada@example.org', 'refused@example.org', IP];
 
+const PASSKEY_ORIGIN = 'http://localhost:3000';
+
 describe('the audit events', () => {
   const dir = mkdtempSync(join(tmpdir(), 'authsvc-events-'));
   const policyPath = join(dir, 'policy.json');
@@ -66,6 +69,7 @@ describe('the audit events', () => {
         userLockTimeSeconds: 600,
         refreshGraceSeconds: 10,
         permissionsPath: policyPath,
+        passkeys: { rpId: 'localhost', rpName: 'authsvc', origins: [PASSKEY_ORIGIN] },
         email: { server: '127.0.0.1', port: smtp.port, user: '', pass: '', sender: 'a@example.org', tlsCa: null },
       },
     });
@@ -439,6 +443,57 @@ describe('the audit events', () => {
       ['recovery-codes.replaced', 'factor.removed', 'factors.reset'],
     );
     assert.deepEqual(only(managed, 'factor.removed')[0]?.detail, { kind: 'totp', factors_left: 0 });
+  });
+
+  it('records passkeys: added, a passwordless login, and a counter that did not grow', async () => {
+    const userId = await verifiedUser(server, 'heidi@example.org');
+    const session = await openSession(server, userId);
+    const authenticator = new SoftAuthenticator();
+    const options = async (body: Record<string, unknown>) => {
+      const reply = await server.call('user-passkey-options', body as never);
+      assert.ok(reply.success, JSON.stringify(reply));
+      return reply.response.options as never;
+    };
+    const added = await during(async () => {
+      const made = authenticator.register(
+        await options({ session_token: session, purpose: 'register', user_id: userId }),
+        {
+          origin: PASSKEY_ORIGIN,
+        },
+      );
+      const body = { user_id: userId, session_token: session, name: 'laptop', response: made as never };
+      assert.ok((await server.call('user-passkey-register', body)).success);
+    });
+    assert.deepEqual(
+      added.map((e) => e.event),
+      ['factor.added'],
+    );
+    assert.deepEqual(only(added, 'factor.added')[0]?.detail, { kind: 'passkey', recovery_codes: true });
+    const pages = [await openSession(server), await openSession(server)];
+    const login = async (counter?: number) => {
+      const page = pages.shift() ?? '';
+      const asked = await options({ session_token: page, purpose: 'login' });
+      const response = authenticator.authenticate(asked, {
+        origin: PASSKEY_ORIGIN,
+        ...(counter === undefined ? {} : { counter }),
+      });
+      return server.call('user-login-passkey', { session_token: page, response: response as never });
+    };
+    const used = await during(async () => {
+      assert.ok((await login()).success);
+      assert.equal((await login(1)).success, false);
+    });
+    assert.deepEqual(
+      used.map((e) => e.event),
+      ['login.succeeded', 'passkey.counter-decreased', 'login.failed'],
+    );
+    assert.deepEqual(only(used, 'passkey.counter-decreased')[0]?.detail, {
+      action: 'user-login-passkey',
+      factor_id: (await server.call('user-factor-list', { user_id: userId, session_token: session })).response
+        .factors?.[0]?.factor_id,
+      stored: 1,
+      presented: 1,
+    });
   });
 
   it('has observed every event of the catalogue', () => {

@@ -74,6 +74,15 @@ export const checkAccessBody = (userId: number, role: string): Body => ({
 });
 
 /** One valid request of every action, naming the cast. */
+/** A passkey response of the right shape that answers no challenge of the server's. */
+const PASSKEY_RESPONSE = {
+  id: 'AAAAAAAAAAAAAAAAAAAAAA',
+  rawId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+  clientExtensionResults: {},
+};
+
 export function validRequests(cast: RequestCast): { [K in ActionName]: Body } {
   const { token, user, other, victim, newcomer, password, newPassword, lifetimes } = cast;
   const keyUse = { apikey_dict: cast.apikey, user_id: user.id, user_role: user.role };
@@ -170,5 +179,8 @@ export function validRequests(cast: RequestCast): { [K in ActionName]: Body } {
     'user-factor-delete': { user_id: user.id, session_token: token, factor_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
     'user-recoverycodes-new': { user_id: user.id, session_token: token },
     'user-factors-reset': { user_id: user.id, user_role: user.role, session_token: token, target_userid: other.id },
+    'user-passkey-options': { session_token: token, purpose: 'stepup', user_id: user.id },
+    'user-passkey-register': { user_id: user.id, session_token: token, name: 'laptop', response: PASSKEY_RESPONSE },
+    'user-login-passkey': { session_token: token, response: PASSKEY_RESPONSE },
   };
 }

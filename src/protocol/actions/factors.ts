@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { DateTimeOut, Id, LIMITS, NullOnFailure, Nullable, Text } from '../schema-kit.js';
+import { DateTimeOut, Id, JsonDict, LIMITS, NullOnFailure, Nullable, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { INITIATOR_FAILURES, Initiator } from '../items.js';
 import { USER_RATE } from '../rate-class.js';
 
-const SessionToken = Text(LIMITS.token, { description: "the user's session token" });
-const UserId = Id({ description: 'the user (the session must be theirs)' });
+export const SessionToken = Text(LIMITS.token, { description: "the user's session token" });
+export const UserId = Id({ description: 'the user (the session must be theirs)' });
 const FactorId = Text(64, { description: 'the factor, as user-factor-list or user-totp-new named it' });
 /** The ticket of second_factor_enrollment_required, in place of user_id: the session is the login's. */
 const EnrolTicket = Text(LIMITS.token, {
@@ -13,13 +13,26 @@ const EnrolTicket = Text(LIMITS.token, {
     'instead of user_id, for a user whose role must have a second factor: the ticket user-login answered with ' +
     'second_factor_enrollment_required, and session_token the session given to user-login',
 });
-const FactorName = Text(LIMITS.fullName, { description: 'a name for the user to tell their factors apart' });
+export const FactorName = Text(LIMITS.fullName, { description: 'a name for the user to tell their factors apart' });
 /** A TOTP code or a recovery code, as the user typed it. */
 const Code = Text(64, { description: 'a 6-digit code of the authenticator app, or a recovery code' });
-const Method = Type.Union([Type.Literal('totp'), Type.Literal('recovery')], {
-  description: 'totp: a code of the authenticator app; recovery: one of the recovery codes',
+const Method = Type.Union([Type.Literal('totp'), Type.Literal('recovery'), Type.Literal('passkey')], {
+  description:
+    'totp: a code of the authenticator app; recovery: one of the recovery codes; passkey: the browser’s answer to ' +
+    'user-passkey-options (purpose secondfactor or stepup)',
 });
-const RecoveryCodes = Type.Array(Type.String(), {
+/** What navigator.credentials.create() or .get() gave the page, as JSON (the credential's toJSON()). */
+export const PasskeyResponse = JsonDict({
+  description:
+    'the PublicKeyCredential the browser returned, as JSON (PublicKeyCredential.toJSON(), or @simplewebauthn/browser)',
+});
+/** The proof of a second step: a code for totp and recovery, a passkey response for passkey. */
+const Proof = {
+  method: Method,
+  code: Type.Optional(Code),
+  response: Type.Optional(PasskeyResponse),
+};
+export const RecoveryCodes = Type.Array(Type.String(), {
   description: 'the recovery codes, shown this once: each logs in once in place of a code',
 });
 
@@ -33,7 +46,7 @@ const Factor = Type.Object({
 });
 
 /** What a successful second step answers: what a successful user-login answers. */
-const Verified = Type.Object({
+export const Verified = Type.Object({
   user_id: NullOnFailure(Type.Integer({ description: 'null when the check failed' })),
   user_role: NullOnFailure(Type.String()),
 });
@@ -122,8 +135,7 @@ export const factorActions = {
     input: Type.Object({
       session_token: Text(LIMITS.token, { description: 'the session the first step was given' }),
       login_ticket: Text(LIMITS.token, { description: 'the ticket the first step answered' }),
-      method: Method,
-      code: Code,
+      ...Proof,
     }),
     output: Verified,
   },
@@ -141,7 +153,7 @@ export const factorActions = {
       'second_factor_wrong',
       'temporarily_locked',
     ],
-    input: Type.Object({ user_id: UserId, session_token: SessionToken, method: Method, code: Code }),
+    input: Type.Object({ user_id: UserId, session_token: SessionToken, ...Proof }),
     output: Type.Object({ stepped_up_until: NullOnFailure(DateTimeOut()) }),
   },
   'user-factor-delete': {

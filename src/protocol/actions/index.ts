@@ -14,6 +14,7 @@ import { emailActions } from './email.js';
 import { apikeySessionActions } from './apikey-session.js';
 import { apikeyNosessionActions } from './apikey-nosession.js';
 import { factorActions } from './factors.js';
+import { passkeyActions } from './passkeys.js';
 
 /**
  * Every action of the wire protocol, by name: the spread of the families. Each family file here has
@@ -34,6 +35,7 @@ export const actionSpecs = {
   ...apikeySessionActions,
   ...apikeyNosessionActions,
   ...factorActions,
+  ...passkeyActions,
 } as const;
 
 export type ActionName = keyof typeof actionSpecs;

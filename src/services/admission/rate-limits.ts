@@ -44,6 +44,8 @@ export const STRICT_ACTION_LIMITS: ReadonlyMap<string, number> = new Map([
   ['user-login-secondfactor', 10],
   ['user-stepup', 10],
   ['user-totp-confirm', 10],
+  ['user-login-passkey', 10],
+  ['user-passkey-register', 10],
   ['user-sendemail-signup', 2],
   ['user-sendemail-forgotpass', 2],
   ['user-set-emailsent', 2],

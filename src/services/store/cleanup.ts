@@ -42,6 +42,7 @@ const PURGES: readonly Purge[] = [
   },
   { table: 'apikeys', key: 'tkn_hash' },
   { table: 'login_tickets', key: 'ticket_hash' },
+  { table: 'passkey_challenges', key: 'challenge_hash' },
   // Deleting a session also deletes its session-tied keys (foreign key, ON DELETE CASCADE).
   { table: 'sessions', key: 'token_hash' },
 ];

@@ -3,10 +3,19 @@
  * when a session last proved a factor. Every single-use thing is spent by one conditional statement whose count of
  * changed rows says who won, so two requests racing on one code, step or ticket never both succeed.
  */
+import { hashToken } from '../../domain/tokens.js';
 import type { Db } from './db.js';
-import { isForeignKeyViolation, optionalTimeFromDb, timeToDb } from './dialect.js';
+import { isForeignKeyViolation, isUniqueViolation, optionalTimeFromDb, timeToDb } from './dialect.js';
 import type { Row } from './records.js';
-import { LOGIN_TICKETS, RECOVERY_CODES, SESSIONS, USER_FACTORS, columnsToRow, rowToColumns } from './tables.js';
+import {
+  LOGIN_TICKETS,
+  PASSKEY_CHALLENGES,
+  RECOVERY_CODES,
+  SESSIONS,
+  USER_FACTORS,
+  columnsToRow,
+  rowToColumns,
+} from './tables.js';
 
 export type FactorKind = 'totp' | 'passkey';
 
@@ -51,14 +60,38 @@ export interface TicketRecord {
   readonly expires: number;
 }
 
+export type ChallengePurpose = 'register' | 'login' | 'secondfactor' | 'stepup';
+
+/** A passkey ceremony's challenge, stored as its hash, bound to the session that asked and (but for login) the user. */
+export interface ChallengeRecord {
+  readonly challengeHash: string;
+  readonly purpose: ChallengePurpose;
+  readonly userId: number | null;
+  readonly sessionHash: string;
+  readonly expires: number;
+}
+
+/** What add() answers: stored, or why not (the user has gone; the passkey is already registered). */
+export type Added = 'added' | 'no_user' | 'duplicate';
+
 export interface FactorRepo {
   /** All of the user's factors, pending ones included, oldest first. */
   list(userId: number): Promise<FactorRecord[]>;
   find(userId: number, factorId: string): Promise<FactorRecord | null>;
   /** The active factors' kinds and the recovery codes left (one query when the user has no factor). */
   methods(userId: number): Promise<FactorMethods>;
-  /** Stores a factor, replacing the user's other pending TOTP factors; false when the user does not exist. */
-  add(factor: FactorRecord): Promise<boolean>;
+  /**
+   * Stores a factor, replacing the user's other pending TOTP factors; `recoveryHashes`, when given, become the user's
+   * recovery codes in the same transaction (an active first factor). A passkey's credential id is unique.
+   */
+  add(factor: FactorRecord, recoveryHashes?: readonly string[]): Promise<Added>;
+  /** The active passkey with this credential id, whoever's it is. */
+  findPasskey(credentialId: string): Promise<FactorRecord | null>;
+  /**
+   * Records a passkey's use with its new signature counter: only if the stored counter is still `previous`
+   * (compare-and-swap), so of two assertions verified at once, one wins.
+   */
+  acceptCounter(factorId: string, previous: number, next: number, now: number): Promise<boolean>;
   /**
    * Activates a pending TOTP factor with the step its first code used; when it is the user's first active factor,
    * `recoveryHashes` become the user's recovery codes (in the same transaction). False when it was not pending.
@@ -89,11 +122,17 @@ export interface FactorRepo {
   /** Spends the ticket: true for exactly one caller. */
   spendTicket(ticketHash: string): Promise<boolean>;
 
+  createChallenge(challenge: ChallengeRecord): Promise<void>;
+  /** Takes an unexpired challenge: it is deleted, and only one caller gets it. */
+  takeChallenge(challengeHash: string, now: number): Promise<ChallengeRecord | null>;
+
   /** When the session, a live one of `userId`, last proved a second factor (null: never, or no such session). */
   stepUpAt(sessionHash: string, userId: number, now: number): Promise<number | null>;
   /** Records that the session's user proved a second factor now; false when the session has gone. */
   markStepUp(sessionHash: string, now: number): Promise<boolean>;
 }
+
+const PURPOSES: readonly ChallengePurpose[] = ['register', 'login', 'secondfactor', 'stepup'];
 
 const FACTOR_COLUMNS = [
   'factor_id',
@@ -150,6 +189,7 @@ export function factorRepo(db: Db): FactorRepo {
   const factors = () => knex(USER_FACTORS.name);
   const codes = () => knex(RECOVERY_CODES.name);
   const tickets = () => knex(LOGIN_TICKETS.name);
+  const challenges = () => knex(PASSKEY_CHALLENGES.name);
 
   const codeRows = (userId: number, hashes: readonly string[], now: number) =>
     hashes.map((hash) => columnsToRow(RECOVERY_CODES, dialect, { code_hash: hash, user_id: userId, created: now }));
@@ -181,11 +221,15 @@ export function factorRepo(db: Db): FactorRepo {
       };
     },
 
-    async add(factor) {
+    async add(factor, recoveryHashes = []) {
       try {
         await db.transaction(async (tx) => {
           if (factor.kind === 'totp') {
             await tx.on(factors().delete().where({ user_id: factor.userId, kind: 'totp', active: false }));
+          }
+          if (recoveryHashes.length > 0) {
+            await tx.on(codes().delete().where('user_id', factor.userId));
+            await tx.on(codes().insert(codeRows(factor.userId, recoveryHashes, factor.created)));
           }
           await tx.on(
             factors().insert(
@@ -199,7 +243,7 @@ export function factorRepo(db: Db): FactorRepo {
                 last_used: factor.lastUsed,
                 secret: factor.secret,
                 last_step: factor.lastStep,
-                credential_hash: null,
+                credential_hash: factor.credentialId === null ? null : hashToken(factor.credentialId),
                 credential_id: factor.credentialId,
                 public_key: factor.publicKey,
                 sign_count: factor.signCount,
@@ -208,11 +252,27 @@ export function factorRepo(db: Db): FactorRepo {
             ),
           );
         });
-        return true;
+        return 'added';
       } catch (error) {
-        if (isForeignKeyViolation(error)) return false;
+        if (isForeignKeyViolation(error)) return 'no_user';
+        if (isUniqueViolation(error)) return 'duplicate';
         throw error;
       }
+    },
+
+    async findPasskey(credentialId) {
+      const row = (await factors()
+        .select(FACTOR_COLUMNS)
+        .where({ credential_hash: hashToken(credentialId), kind: 'passkey', active: true })
+        .first()) as Row | undefined;
+      return row === undefined ? null : factorRecord(row);
+    },
+
+    async acceptCounter(factorId, previous, next, now) {
+      const changed = await factors()
+        .update(columnsToRow(USER_FACTORS, dialect, { sign_count: next, last_used: now }))
+        .where({ factor_id: factorId, active: true, sign_count: previous });
+      return changed > 0;
     },
 
     activate: (userId, factorId, step, now, recoveryHashes) =>
@@ -298,6 +358,38 @@ export function factorRepo(db: Db): FactorRepo {
 
     async spendTicket(ticketHash) {
       return (await tickets().delete().where('ticket_hash', ticketHash)) > 0;
+    },
+
+    async createChallenge(challenge) {
+      await challenges().insert(
+        columnsToRow(PASSKEY_CHALLENGES, dialect, {
+          challenge_hash: challenge.challengeHash,
+          purpose: challenge.purpose,
+          user_id: challenge.userId,
+          session_hash: challenge.sessionHash,
+          expires: challenge.expires,
+        }),
+      );
+    },
+
+    async takeChallenge(challengeHash, now) {
+      const row = (await challenges()
+        .select('*')
+        .where('challenge_hash', challengeHash)
+        .andWhere('expires', '>', t(now))
+        .first()) as Row | undefined;
+      if (row === undefined) return null;
+      if ((await challenges().delete().where('challenge_hash', challengeHash)) === 0) return null;
+      const c = rowToColumns(PASSKEY_CHALLENGES, row);
+      const purpose = PURPOSES.find((p) => p === c['purpose']);
+      if (purpose === undefined) return null;
+      return {
+        challengeHash,
+        purpose,
+        userId: (c['user_id'] as number | null | undefined) ?? null,
+        sessionHash: String(c['session_hash']),
+        expires: Number(c['expires']),
+      };
     },
 
     async stepUpAt(sessionHash, userId, now) {

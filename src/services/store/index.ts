@@ -28,7 +28,15 @@ import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
 
 export type { SessionRepo, SessionWithUser } from './sessions.js';
-export type { FactorKind, FactorMethods, FactorRecord, FactorRepo, TicketRecord } from './factors.js';
+export type {
+  ChallengePurpose,
+  ChallengeRecord,
+  FactorKind,
+  FactorMethods,
+  FactorRecord,
+  FactorRepo,
+  TicketRecord,
+} from './factors.js';
 export type {
   ColumnMatch,
   Credentials,

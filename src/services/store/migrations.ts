@@ -274,11 +274,33 @@ function secondFactors(dialect: Dialect): Knex.Migration {
   };
 }
 
+/** The challenges of passkey ceremonies (docs/design.md#passkeys): single use, shared by every process. */
+function passkeyChallenges(dialect: Dialect): Knex.Migration {
+  return {
+    async up(knex) {
+      const { c, createIfMissing } = await tableMaker(knex, dialect);
+      await createIfMissing('passkey_challenges', (t) => {
+        c.exact(t, 'challenge_hash', HASH).primary();
+        // register, login, secondfactor or stepup: a challenge answers only the ceremony it was made for.
+        t.string('purpose', 16).notNullable();
+        // Null for a passwordless login, which learns the user from the passkey; a deleted user's row just expires.
+        t.integer('user_id').unsigned().nullable();
+        c.exact(t, 'session_hash', HASH).notNullable();
+        c.time(t, 'expires').notNullable().index();
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTableIfExists('passkey_challenges');
+    },
+  };
+}
+
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
   const migrations: Record<string, Knex.Migration> = {
     '0001_initial': initial(dialect),
     '0002_credential_generation': credentialGeneration,
     '0003_second_factors': secondFactors(dialect),
+    '0004_passkey_challenges': passkeyChallenges(dialect),
   };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),

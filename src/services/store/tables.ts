@@ -247,3 +247,13 @@ export const LOGIN_TICKETS: Table = {
   intColumns: ['user_id', 'credential_generation', 'wrong_tries'],
   jsonColumns: [],
 };
+
+/** The challenges of passkey ceremonies, stored only as their SHA-256 hash. */
+export const PASSKEY_CHALLENGES: Table = {
+  name: 'passkey_challenges',
+  idColumn: 'challenge_hash',
+  timeColumns: ['expires'],
+  boolColumns: [],
+  intColumns: ['user_id'],
+  jsonColumns: [],
+};
