@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'examples/frontend/*.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

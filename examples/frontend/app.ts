@@ -1,13 +1,15 @@
 /**
  * The example frontend: a Koa app rendering HTML on the server, which keeps no user data of its own.
  * Every account operation is one authsvc action through the typed client; the browser holds only
- * the session token, in an HttpOnly cookie.
+ * the session token, in an HttpOnly cookie. Its one script, passkey.js, runs the browser's half of the
+ * passkey ceremonies.
  */
+import { readFileSync } from 'node:fs';
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { ActionInput, AuthsvcClient } from 'authsvc/client';
 import { AuthsvcError, failureCodeOf } from 'authsvc/client';
-import { field, form, hidden, html, page, STYLE } from './html.js';
+import { field, form, hidden, html, page, passkeyForm, STYLE } from './html.js';
 import type { Html } from './html.js';
 import { csrfToken, csrfValid, mailCode, mailCodeValid, normaliseEmail } from './tokens.js';
 
@@ -44,9 +46,38 @@ const CODE_SECONDS = 15 * 60;
 /** Forms are small; a larger body is refused before it is read whole. */
 const MAX_FORM_BYTES = 16 * 1024;
 const ANONYMOUS_ID = 2;
+/** The script of the passkey forms, served as /passkey.js (the only script the pages may run). */
+const PASSKEY_JS = readFileSync(new URL('passkey.js', import.meta.url), 'utf8');
+/** The files served as they are, without a session. */
+const STATIC_PATHS = ['/style.css', '/passkey.js'];
+/** The pages a step-up may go back to. */
+const STEP_UP_BACKS = ['/password', '/security', '/apikeys'];
 
 /** The end user's address as authsvc expects it: an IPv4-mapped IPv6 address is given as IPv4. */
 const clientIpOf = (ctx: Ctx): string => ctx.ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+
+/** A JSON object as the actions take one (an API key's dict, a passkey's answer; JSON.parse gives JSON values only). */
+type JsonDict = ActionInput<'user-login-passkey'>['response'];
+function parseDict(text: string): JsonDict | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonDict) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a second step or step-up posted: a code, or the browser's answer that passkey.js put into the form. */
+type Proof = { method: 'totp' | 'recovery'; code: string } | { method: 'passkey'; response: JsonDict };
+function proofOf(f: Record<string, string>): Proof | null {
+  if (f['method'] === 'passkey') {
+    const response = parseDict(f['response'] ?? '');
+    return response === null ? null : { method: 'passkey', response };
+  }
+  return { method: f['method'] === 'recovery' ? 'recovery' : 'totp', code: f['code'] ?? '' };
+}
+/** A passkey form posted without the browser's answer (its script did not run). */
+const NO_PASSKEY = 'Your browser sent no passkey. Please try again.';
 
 async function readForm(ctx: Ctx): Promise<Record<string, string>> {
   if (!ctx.is('application/x-www-form-urlencoded')) ctx.throw(415, 'forms only');
@@ -112,11 +143,12 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   const notice = (text: string): Html => html`<p class="message">${text}</p>`;
   const problem = (messages: readonly string[]): Html => html`<p class="error">${messages.join(' ')}</p>`;
 
-  // Security headers on every page: no scripts, no framing, no referrer leaking a URL.
+  // Security headers on every page: no scripts but our own passkey.js (which fetches only from us), no framing, no
+  // referrer leaking a URL.
   app.use(async (ctx, next) => {
     ctx.set(
       'Content-Security-Policy',
-      "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
     );
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
@@ -140,11 +172,15 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     ctx.type = 'css';
     ctx.body = STYLE;
   });
+  router.get('/passkey.js', (ctx) => {
+    ctx.type = 'js';
+    ctx.body = PASSKEY_JS;
+  });
 
   // The session: every visitor has one (an anonymous one until login), since authsvc's sign-up and
   // password mails need a session and the CSRF tokens are tied to it.
   app.use(async (ctx, next) => {
-    if (ctx.path === '/style.css') {
+    if (STATIC_PATHS.includes(ctx.path)) {
       await next();
       return;
     }
@@ -290,7 +326,8 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         'login-form',
         html`${field('email', 'Email', 'email')}${field('password', 'Password', 'password')}`,
         'Log in',
-      )}`,
+      )}
+      ${passkeyForm('/login/passkey', csrf(ctx), 'passkey-login-form', 'login', html``, 'Sign in with a passkey')}`,
     );
   router.get('/login', (ctx) => loginForm(ctx));
   router.post('/login', async (ctx) => {
@@ -302,7 +339,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     );
     // A user with a second factor: authsvc kept the session, and the ticket it gave finishes the login.
     if (!login.success && failureCodeOf(login.failure_reason) === 'second_factor_required')
-      return secondStepPage(ctx, login.response.login_ticket ?? '');
+      return secondStepPage(ctx, login.response.login_ticket ?? '', login.response.methods ?? []);
     // authsvc deleted the presented session either way; a failure starts a new anonymous one, and
     // a success a session of the user: a new token at login, so a token planted before cannot ride it.
     if (!login.success) {
@@ -313,17 +350,52 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     await newSession(ctx, login.response.user_id);
     ctx.redirect('/');
   });
+  // A login with a passkey alone (passkey.js posts the browser's answer): it proved both factors.
+  router.post('/login/passkey', async (ctx) => {
+    const response = parseDict(ctx.state.form['response'] ?? '');
+    if (response === null) return loginForm(ctx, problem([NO_PASSKEY]));
+    const login = await call('user-login-passkey', { session_token: ctx.state.visitor.token, response }, ipOpts(ctx));
+    // A failure leaves the login page's session; a success ended it, and the user's own opens as after a password.
+    if (!login.success) return loginForm(ctx, problem(login.messages));
+    await newSession(ctx, login.response.user_id);
+    ctx.redirect('/');
+  });
 
   // --- the second step of a login, and step-up ---------------------------------------------------------
-  /** Two forms: a code of the authenticator app, or a recovery code; `target` and `carried` say where they go. */
-  const codeForms = (ctx: Ctx, target: string, carried: Html): Html =>
-    html`${form(
-      target,
-      csrf(ctx),
-      'code-form',
-      html`${carried}${hidden('method', 'totp')}${field('code', 'Code from your authenticator app')}`,
-      'Continue',
-    )}
+  /**
+   * The forms of a second step or a step-up, to `target` with the `carried` items: a passkey and a code of the
+   * authenticator app when the user has them (`kinds`), a recovery code always.
+   */
+  const codeForms = (
+    ctx: Ctx,
+    target: string,
+    carried: Html,
+    kinds: readonly string[],
+    purpose: 'secondfactor' | 'stepup',
+  ): Html =>
+    html`${
+      kinds.includes('passkey')
+        ? passkeyForm(
+            target,
+            csrf(ctx),
+            'passkey-form',
+            purpose,
+            html`${carried}${hidden('method', 'passkey')}`,
+            purpose === 'stepup' ? 'Confirm with your passkey' : 'Use your passkey',
+          )
+        : html``
+    }
+    ${
+      kinds.includes('totp')
+        ? form(
+            target,
+            csrf(ctx),
+            'code-form',
+            html`${carried}${hidden('method', 'totp')}${field('code', 'Code from your authenticator app')}`,
+            'Continue',
+          )
+        : html``
+    }
     ${form(
       target,
       csrf(ctx),
@@ -331,15 +403,28 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       html`${carried}${hidden('method', 'recovery')}${field('code', 'Or one of your recovery codes')}`,
       'Use a recovery code',
     )}`;
-  const secondStepPage = (ctx: Ctx, ticket: string, extra: Html = html``): void =>
-    render(ctx, 'Second step', html`${extra}${codeForms(ctx, '/login/second', hidden('login_ticket', ticket))}`);
+  /** The second step; the methods the first step named travel with the ticket, for the page after a wrong code. */
+  const secondStepPage = (ctx: Ctx, ticket: string, methods: readonly string[], extra: Html = html``): void =>
+    render(
+      ctx,
+      'Second step',
+      html`${extra}${codeForms(
+        ctx,
+        '/login/second',
+        html`${hidden('login_ticket', ticket)}${hidden('methods', methods.join(' '))}`,
+        methods,
+        'secondfactor',
+      )}`,
+    );
   router.post('/login/second', async (ctx) => {
     const f = ctx.state.form;
     const ticket = f['login_ticket'] ?? '';
-    const method = f['method'] === 'recovery' ? 'recovery' : 'totp';
+    const methods = (f['methods'] ?? '').split(' ');
+    const proof = proofOf(f);
+    if (proof === null) return secondStepPage(ctx, ticket, methods, problem([NO_PASSKEY]));
     const done = await call(
       'user-login-secondfactor',
-      { session_token: ctx.state.visitor.token, login_ticket: ticket, method, code: f['code'] ?? '' },
+      { session_token: ctx.state.visitor.token, login_ticket: ticket, ...proof },
       ipOpts(ctx),
     );
     if (done.success) {
@@ -352,34 +437,34 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       ctx.state.visitor = { ...ctx.state.visitor, token };
       return loginForm(ctx, problem(done.messages));
     }
-    secondStepPage(ctx, ticket, problem(done.messages));
+    secondStepPage(ctx, ticket, methods, problem(done.messages));
   });
 
-  /** authsvc answered step_up_required: the user proves the factor, then goes back to `back` to try again. */
-  const stepUpPage = (ctx: Ctx, back: string, extra: Html = html``): void =>
+  /** authsvc answered step_up_required: the user proves a factor they have, then goes back to `back` to try again. */
+  const stepUpPage = async (ctx: Ctx, back: string, extra: Html = html``): Promise<void> => {
+    const v = ctx.state.visitor;
+    const listed = await call('user-factor-list', { user_id: v.userId, session_token: v.token }, ipOpts(ctx));
+    const kinds = listed.success ? listed.response.factors.filter((f) => f.active).map((f) => f.kind) : [];
     render(
       ctx,
       'Confirm it is you',
       html`${extra}
         <p class="message" id="stepup-needed">
-          This needs a fresh confirmation with your authenticator app or a recovery code.
+          This needs a fresh confirmation with your second factor or a recovery code.
         </p>
-        ${codeForms(ctx, '/stepup', hidden('back', back))}`,
+        ${codeForms(ctx, '/stepup', hidden('back', back), kinds, 'stepup')}`,
     );
+  };
+  const stepUpBack = (back: string | null | undefined): string =>
+    back !== null && back !== undefined && STEP_UP_BACKS.includes(back) ? back : '/';
+  // Where passkey.js goes when registering a passkey needs a step-up first.
+  router.get('/stepup', requireLogin, (ctx) => stepUpPage(ctx, stepUpBack(ctx.URL.searchParams.get('back'))));
   router.post('/stepup', requireLogin, async (ctx) => {
     const v = ctx.state.visitor;
-    const f = ctx.state.form;
-    const back = ['/password', '/security', '/apikeys'].includes(f['back'] ?? '') ? (f['back'] ?? '/') : '/';
-    const stepped = await call(
-      'user-stepup',
-      {
-        user_id: v.userId,
-        session_token: v.token,
-        method: f['method'] === 'recovery' ? 'recovery' : 'totp',
-        code: f['code'] ?? '',
-      },
-      ipOpts(ctx),
-    );
+    const back = stepUpBack(ctx.state.form['back']);
+    const proof = proofOf(ctx.state.form);
+    if (proof === null) return stepUpPage(ctx, back, problem([NO_PASSKEY]));
+    const stepped = await call('user-stepup', { user_id: v.userId, session_token: v.token, ...proof }, ipOpts(ctx));
     if (!stepped.success) return stepUpPage(ctx, back, problem(stepped.messages));
     render(
       ctx,
@@ -413,12 +498,14 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         }
         <p id="codes-left">Recovery codes left: ${listed.response.recovery_codes_left}</p>
         ${form('/security/totp', csrf(ctx), 'totp-form', field('name', 'Name of the app or device'), 'Add an authenticator app')}
+        ${passkeyForm('/security/passkey', csrf(ctx), 'passkey-register-form', 'register', field('passkey_name', 'Name of the passkey'), 'Add a passkey')}
         ${factors.length === 0 ? html`` : form('/security/recovery', csrf(ctx), 'recovery-new-form', html``, 'New recovery codes')}`,
     );
   };
   const recoveryCodesList = (codes: readonly string[]): Html =>
     html`<p class="message">
-        Keep these recovery codes somewhere safe: each logs you in once without the app. They are shown only now.
+        Keep these recovery codes somewhere safe: each logs you in once in place of your second factor. They are shown
+        only now.
       </p>
       <ul id="recovery-codes">
         ${codes.map((code) => html`<li><code>${code}</code></li>`)}
@@ -472,6 +559,27 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         ${codes === undefined ? html`` : recoveryCodesList(codes)}`,
     );
   });
+  // passkey.js posts the browser's new passkey here, after asking /passkey/options for the ceremony.
+  router.post('/security/passkey', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const response = parseDict(ctx.state.form['response'] ?? '');
+    if (response === null) return securityPage(ctx, problem([NO_PASSKEY]));
+    const added = await call(
+      'user-passkey-register',
+      { user_id: v.userId, session_token: v.token, name: ctx.state.form['passkey_name'] ?? '', response },
+      ipOpts(ctx),
+    );
+    if (!added.success) {
+      if (failureCodeOf(added.failure_reason) === 'step_up_required') return stepUpPage(ctx, '/security');
+      return securityPage(ctx, problem(added.messages));
+    }
+    const codes = added.response.recovery_codes;
+    await securityPage(
+      ctx,
+      html`<p class="message" id="passkey-added">Your passkey is set up.</p>
+        ${codes === undefined ? html`` : recoveryCodesList(codes)}`,
+    );
+  });
   router.post('/security/recovery', requireLogin, async (ctx) => {
     const v = ctx.state.visitor;
     const renewed = await call('user-recoverycodes-new', { user_id: v.userId, session_token: v.token }, ipOpts(ctx));
@@ -480,6 +588,33 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       return securityPage(ctx, problem(renewed.messages));
     }
     await securityPage(ctx, recoveryCodesList(renewed.response.recovery_codes));
+  });
+
+  // --- the options of a passkey ceremony, for passkey.js (JSON) --------------------------------------------
+  // The script posts its form's items; the session it runs for is the one in the cookie, never in the page.
+  router.post('/passkey/options', async (ctx) => {
+    const v = ctx.state.visitor;
+    const f = ctx.state.form;
+    const purpose = f['purpose'];
+    const asked: ActionInput<'user-passkey-options'> | null =
+      purpose === 'login'
+        ? { session_token: v.token, purpose }
+        : purpose === 'secondfactor'
+          ? { session_token: v.token, purpose, login_ticket: f['login_ticket'] ?? '' }
+          : (purpose === 'register' || purpose === 'stepup') && v.loggedIn
+            ? { session_token: v.token, purpose, user_id: v.userId }
+            : null;
+    if (asked === null) {
+      ctx.status = 400;
+      ctx.body = { error: 'Please log in first.' };
+      return;
+    }
+    const reply = await call('user-passkey-options', asked, ipOpts(ctx));
+    if (reply.success) ctx.body = { options: reply.response.options };
+    // Adding a passkey next to another factor needs that factor proved first.
+    else if (failureCodeOf(reply.failure_reason) === 'step_up_required')
+      ctx.body = { redirect: '/stepup?back=/security' };
+    else ctx.body = { error: reply.messages.join(' ') };
   });
 
   router.post('/logout', requireLogin, async (ctx) => {
@@ -675,16 +810,6 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         ${form('/apikeys/new', csrf(ctx), 'new-key-form', html``, 'Issue a new key')}${extra}`,
     );
   const lifetimes = { expires_seconds: 3600, not_valid_before: 0, refresh_expires: 86_400, refresh_nbf: 0 };
-  /** The key dict, as the verify and refresh actions take it (JSON.parse gives JSON values only). */
-  type KeyDict = ActionInput<'apikey-verify-nosession'>['apikey_dict'];
-  const parseKey = (text: string): KeyDict | null => {
-    try {
-      const value: unknown = JSON.parse(text);
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as KeyDict) : null;
-    } catch {
-      return null;
-    }
-  };
 
   router.get('/apikeys', requireLogin, (ctx) => apikeyPage(ctx));
   router.post('/apikeys/new', requireLogin, async (ctx) => {
@@ -718,7 +843,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   router.post('/apikeys/verify', requireLogin, async (ctx) => {
     const v = ctx.state.visitor;
     const apikey = ctx.state.form['apikey'] ?? '';
-    const dict = parseKey(apikey);
+    const dict = parseDict(apikey);
     if (dict === null) return apikeyPage(ctx, problem(['That is not an API key.']));
     const verified = await call(
       'apikey-verify-nosession',
@@ -733,7 +858,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   });
   router.post('/apikeys/refresh', requireLogin, async (ctx) => {
     const v = ctx.state.visitor;
-    const dict = parseKey(ctx.state.form['apikey'] ?? '');
+    const dict = parseDict(ctx.state.form['apikey'] ?? '');
     if (dict === null) return apikeyPage(ctx, problem(['That is not an API key.']));
     const refreshed = await call(
       'apikey-refresh-nosession',

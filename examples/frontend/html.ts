@@ -50,6 +50,7 @@ export function page(title: string, user: PageUser | null, csrf: string, body: H
         <meta charset="utf-8" />
         <title>${title} — authsvc example</title>
         <link rel="stylesheet" href="/style.css" />
+        <script src="/passkey.js" defer></script>
       </head>
       <body>
         <nav>${nav}</nav>
@@ -66,6 +67,29 @@ export function form(action: string, csrf: string, id: string, fields: Html, but
   return html`<form method="post" action="${action}" id="${id}">
     <input type="hidden" name="_csrf" value="${csrf}" />
     ${fields}
+    <button type="submit">${button}</button>
+  </form>`;
+}
+
+/** The ceremonies a passkey form starts: passkey.js reads the purpose from the form's `data-passkey`. */
+export type PasskeyPurpose = 'register' | 'login' | 'secondfactor' | 'stepup';
+
+/**
+ * A POST form that passkey.js submits once the browser has made or used a passkey: it asks the frontend for the
+ * ceremony's options, then puts the credential's JSON into the hidden `response` item and submits the form.
+ */
+export function passkeyForm(
+  action: string,
+  csrf: string,
+  id: string,
+  purpose: PasskeyPurpose,
+  fields: Html,
+  button: string,
+): Html {
+  return html`<form method="post" action="${action}" id="${id}" data-passkey="${purpose}">
+    <input type="hidden" name="_csrf" value="${csrf}" />
+    ${fields}
+    <input type="hidden" name="response" value="" />
     <button type="submit">${button}</button>
   </form>`;
 }

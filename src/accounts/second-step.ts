@@ -204,6 +204,25 @@ export async function checkSecondStep(
   return { ok: true, user, origin: found.origin };
 }
 
+/**
+ * The user of a ticket that awaits its second step on this session, checked as the second step will check it
+ * (unexpired, tries left, this session, the user's current generation, the account usable), but not spent: what
+ * user-passkey-options needs before it makes a challenge. Null when the second step would refuse it.
+ */
+export async function awaitingTicket(
+  deps: SecondStepDeps,
+  ticket: string,
+  sessionHash: string,
+): Promise<number | null> {
+  const found = await deps.store.factors.findTicket(hashToken(ticket), deps.clock.now());
+  if (found === null || found.wrongTries >= TICKET_MAX_TRIES) return null;
+  if (found.sessionHash !== null && found.sessionHash !== sessionHash) return null;
+  const standing = (await deps.store.users.standings([found.userId])).get(found.userId);
+  if (standing === undefined || standing.credentialGeneration !== found.generation) return null;
+  if (!standing.isActive || standing.userRole === 'locked') return null;
+  return found.userId;
+}
+
 export interface EnrolmentTicket {
   readonly user: UserRecord;
   readonly ticketHash: string;

@@ -25,12 +25,16 @@ import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
 import type { factorActions } from '../protocol/actions/factors.js';
-import type { SessionRecord, UserRecord } from '../services/store/index.js';
+import type { FactorRecord, SessionRecord, UserRecord } from '../services/store/index.js';
 import { defineAction } from './define.js';
 import type { Deps, FamilyHandlers } from './define.js';
 
 /** Factors (active and pending) one user may have. */
-export const MAX_FACTORS = 10;
+const MAX_FACTORS = 10;
+
+/** Whether the user has as many factors as allowed (a pending TOTP factor does not count: a new one replaces it). */
+export const atFactorLimit = (factors: readonly FactorRecord[]): boolean =>
+  factors.filter((f) => f.active || f.kind !== 'totp').length >= MAX_FACTORS;
 
 const DID_NOT_WORK = "Sorry, that code didn't work.";
 const START_AGAIN = 'Sorry, that took too long. Please sign in again.';
@@ -150,8 +154,7 @@ const userTotpNew = defineAction('user-totp-new', {
     const userId = own.userId;
     if (own.ticket === null && !(await steppedUp(deps, userId, own.tokenHash))) return fail('step_up_required', none);
     const existing = await deps.store.factors.list(userId);
-    // A new pending TOTP factor replaces the pending one, so only active factors and passkeys count.
-    if (existing.filter((f) => f.active || f.kind !== 'totp').length >= MAX_FACTORS) return fail('factor_limit', none);
+    if (atFactorLimit(existing)) return fail('factor_limit', none);
     const secret = newTotpSecret(deps.random);
     const factorId = deps.random.bytes(16).toString('base64url');
     const now = deps.clock.now();

@@ -11,13 +11,13 @@ import {
   verifyRegistration,
 } from '../accounts/passkeys.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../accounts/second-factor.js';
-import { STEP_UP, steppedUp } from '../accounts/second-step.js';
+import { STEP_UP, awaitingTicket, steppedUp } from '../accounts/second-step.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import { hashToken } from '../domain/tokens.js';
 import type { passkeyActions } from '../protocol/actions/passkeys.js';
 import { defineAction } from './define.js';
-import type { Deps, FamilyHandlers } from './define.js';
-import { MAX_FACTORS, NO_SESSION, NOT_YOURS, ownSession } from './factors.js';
+import type { FamilyHandlers } from './define.js';
+import { NO_SESSION, NOT_YOURS, atFactorLimit, ownSession } from './factors.js';
 
 const OFF = 'Sorry, passkeys are not available here.';
 const DID_NOT_WORK = "Sorry, that passkey didn't work.";
@@ -30,7 +30,7 @@ const needs = (param: 'user_id' | 'login_ticket') =>
 
 const userPasskeyOptions = defineAction('user-passkey-options', {
   messages: {
-    ok: 'Follow your browser’s prompt to use your passkey.',
+    ok: 'Follow your browser’s prompt.',
     failures: {
       passkeys_off: OFF,
       session_not_found: NO_SESSION,
@@ -58,7 +58,7 @@ const userPasskeyOptions = defineAction('user-passkey-options', {
       const sessionHash = hashToken(input.session_token);
       if ((await deps.store.sessions.find(sessionHash, deps.clock.now())) === null)
         return fail('session_not_found', none);
-      const userId = await ticketHolder(deps, input.login_ticket, sessionHash);
+      const userId = await awaitingTicket(deps, input.login_ticket, sessionHash);
       if (userId === null) return fail('login_ticket_invalid', none);
       const factors = await deps.store.factors.list(userId);
       if (!factors.some((f) => f.kind === 'passkey' && f.active)) return fail('no_second_factor', none);
@@ -74,20 +74,10 @@ const userPasskeyOptions = defineAction('user-passkey-options', {
       return answer(await authenticationOptions(deps, config, 'stepup', asker, factors));
     }
     if (!(await steppedUp(deps, input.user_id, own.tokenHash))) return fail('step_up_required', none);
-    if (factors.filter((f) => f.active || f.kind !== 'totp').length >= MAX_FACTORS) return fail('factor_limit', none);
+    if (atFactorLimit(factors)) return fail('factor_limit', none);
     return answer(await registrationOptions(deps, config, own.user, factors, own.tokenHash));
   },
 });
-
-/**
- * The user of a login ticket that awaits its second step on this session. The ticket is read, not spent: the second
- * step (user-login-secondfactor) checks and spends it.
- */
-async function ticketHolder(deps: Deps, ticket: string, sessionHash: string): Promise<number | null> {
-  const found = await deps.store.factors.findTicket(hashToken(ticket), deps.clock.now());
-  if (found === null || (found.sessionHash !== null && found.sessionHash !== sessionHash)) return null;
-  return found.userId;
-}
 
 const userPasskeyRegister = defineAction('user-passkey-register', {
   messages: {
@@ -111,7 +101,7 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
     // Checked again here: a factor added since the options were made needs its step-up too.
     if (!(await steppedUp(deps, userId, own.tokenHash))) return fail('step_up_required', none);
     const before = await deps.store.factors.list(userId);
-    if (before.filter((f) => f.active || f.kind !== 'totp').length >= MAX_FACTORS) return fail('factor_limit', none);
+    if (atFactorLimit(before)) return fail('factor_limit', none);
     const passkey = await verifyRegistration(deps, config, input.response, { sessionHash: own.tokenHash, userId });
     if (passkey === null) {
       deps.audit.record({

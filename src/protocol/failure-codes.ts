@@ -158,7 +158,7 @@ export const FAILURE_REASONS = {
   second_factor_wrong: 'the second factor did not verify',
   login_ticket_invalid: 'login ticket unknown, expired, spent, revoked, out of tries or for another session',
   step_up_required: 'this needs a second factor proved on this session within stepupwindow (user-stepup)',
-  no_second_factor: 'the user has no active second factor',
+  no_second_factor: 'the user has no active second factor (of the kind asked for: a passkey, for passkey options)',
   factor_not_found: 'the user has no such factor',
   factor_limit: 'the user has as many factors as allowed',
   passkeys_off: 'passkeys are off on this server (no passkeyorigins)',

@@ -343,7 +343,10 @@ forEachDatabase((db) => {
         method: 'totp',
         code: '123456',
       });
-      assert.equal(!none.success && none.failure_reason, 'the user has no active second factor');
+      assert.equal(
+        !none.success && none.failure_reason,
+        'the user has no active second factor (of the kind asked for: a passkey, for passkey options)',
+      );
     });
   });
 

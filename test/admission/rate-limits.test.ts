@@ -15,11 +15,12 @@ describe('the ratelimits item', () => {
       { ...DEFAULT_RATE_POLICY, actions: undefined },
       { ipaddr: 720, user: 480, session: 600, apikey: 720, burst: 150, actions: undefined },
     );
-    assert.equal(STRICT_ACTION_LIMITS.size, 17);
+    assert.equal(STRICT_ACTION_LIMITS.size, 19);
     // Every action that checks a password has a strict limit (docs/design.md#one-credential-check).
     const checks = ['user-login', 'user-changepass', 'user-changepass-nosession', 'user-delete'];
-    // …and every action that checks a second factor (docs/design.md#second-factors).
-    for (const action of [...checks, 'user-login-secondfactor', 'user-stepup', 'user-totp-confirm']) {
+    // …and every action that checks a second factor or a passkey (docs/design.md#second-factors).
+    const factors = ['user-login-secondfactor', 'user-stepup', 'user-totp-confirm', 'user-login-passkey'];
+    for (const action of [...checks, ...factors, 'user-passkey-register']) {
       assert.ok(STRICT_ACTION_LIMITS.has(action), action);
     }
     assert.equal(STRICT_ACTION_LIMITS.get('user-changepass-nosession'), 5);

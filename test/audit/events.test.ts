@@ -449,8 +449,8 @@ describe('the audit events', () => {
     const userId = await verifiedUser(server, 'heidi@example.org');
     const session = await openSession(server, userId);
     const authenticator = new SoftAuthenticator();
-    const options = async (body: Record<string, unknown>) => {
-      const reply = await server.call('user-passkey-options', body as never);
+    const options = async (body: Parameters<typeof server.call<'user-passkey-options'>>[1]) => {
+      const reply = await server.call('user-passkey-options', body);
       assert.ok(reply.success, JSON.stringify(reply));
       return reply.response.options as never;
     };

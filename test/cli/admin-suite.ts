@@ -194,6 +194,7 @@ export function adminSuite(db: TestDatabase): void {
       'apikeys',
       'apikeys_nosession',
       'login_tickets',
+      'passkey_challenges',
       'refresh_tokens',
       'sessions',
     ]);

@@ -4,7 +4,11 @@
  * the verification mail from the example's mail sink, verifies, logs in, sees a page that depends on
  * user-check-access, issues, verifies and refreshes an API key, changes and resets the password,
  * adds an authenticator app and logs in with a code and with a recovery code, confirms with a code before a
- * password change, and logs out. Screenshots of the main pages go to the git-ignored `.test-output/frontend/`.
+ * password change, and logs out. A second user adds a passkey (Chromium's virtual authenticator, through the
+ * DevTools protocol), logs in with the password and the passkey, confirms a password change with it, and signs in
+ * with the passkey alone. The browser reaches the example at http://localhost:<port>, the origin authsvc is given
+ * for passkeys (WebAuthn needs a secure context and a domain for its relying party id, not 127.0.0.1).
+ * Screenshots of the main pages go to the git-ignored `.test-output/frontend/`.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -45,8 +49,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** authsvc as a process of its own, on a fresh SQLite database in `work`, mailing through `smtpPort`. */
-function startServer(work: string, secret: string, smtpPort: number): Promise<Started> {
+/**
+ * authsvc as a process of its own, on a fresh SQLite database in `work`, mailing through `smtpPort`; with
+ * `passkeyOrigin`, passkeys on for that origin of the frontend (relying party id localhost).
+ */
+function startServer(work: string, secret: string, smtpPort: number, passkeyOrigin?: string): Promise<Started> {
   return startAuthsvc(['--port=0'], {
     cwd: work,
     env: {
@@ -59,6 +66,9 @@ function startServer(work: string, secret: string, smtpPort: number): Promise<St
       AUTHSVC_EMAILPORT: String(smtpPort),
       // No internet here: the compromised-password lookup would only wait for its timeout.
       AUTHSVC_PWNEDURL: 'none',
+      ...(passkeyOrigin === undefined
+        ? {}
+        : { AUTHSVC_PASSKEYORIGINS: passkeyOrigin, AUTHSVC_PASSKEYRPID: 'localhost' }),
     },
   });
 }
@@ -119,6 +129,34 @@ async function mailedCode(sinkUrl: string, to: string, subject: string): Promise
   throw new Error(`no mail "${subject}" for ${to}`);
 }
 
+/** What the tests do with a page of the example at `base`. */
+function browse(page: Page, base: string) {
+  const shot = (name: string): Promise<unknown> =>
+    page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const open = async (path: string): Promise<void> => {
+    const response = await page.goto(new URL(path, base).href);
+    assert.equal(response?.status(), 200, path);
+  };
+  const submit = async (formId: string, values: Record<string, string>): Promise<number | undefined> => {
+    for (const [name, value] of Object.entries(values)) await page.type(`#${formId} [name="${name}"]`, value);
+    const [response] = await Promise.all([page.waitForNavigation(), page.click(`#${formId} button[type="submit"]`)]);
+    return response?.status();
+  };
+  // Read through element handles: this program has no DOM types (tsconfig has no "dom" lib).
+  const propertyOf = async (handle: ElementHandle, name: string): Promise<string> => {
+    const value: unknown = await (await handle.getProperty(name)).jsonValue();
+    return String(value);
+  };
+  const property = async (selector: string, name: string): Promise<string> => {
+    const handle = await page.$(selector);
+    assert.ok(handle !== null, selector);
+    return propertyOf(handle, name);
+  };
+  const text = (selector: string): Promise<string> => property(selector, 'textContent');
+  const logOut = (): Promise<unknown> => Promise.all([page.waitForNavigation(), page.click('#logout')]);
+  return { shot, open, submit, propertyOf, property, text, logOut };
+}
+
 describe('examples/frontend in headless Chromium', { skip }, () => {
   let work: string;
   let authsvc: Started | undefined;
@@ -131,11 +169,14 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     mkdirSync(SHOTS, { recursive: true });
     const secret = generateFernetKey();
     const smtpPort = await freePort();
-    authsvc = await startServer(work, secret, smtpPort);
+    // authsvc must know the frontend's origin before the frontend starts (it needs authsvc's URL): a port chosen now.
+    const origin = `http://localhost:${await freePort()}`;
+    authsvc = await startServer(work, secret, smtpPort, origin);
     example = await startExample({
       AUTHSVC_URL: authsvc.url,
       AUTHSVC_SECRET: secret,
-      FRONTEND_PORT: '0',
+      FRONTEND_PORT: new URL(origin).port,
+      FRONTEND_BASEURL: origin,
       SINK_SMTP_PORT: String(smtpPort),
       SINK_HTTP_PORT: '0',
     });
@@ -157,28 +198,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     assert.ok(browser !== undefined && example !== undefined);
     const base = example.url;
     const page: Page = await browser.newPage();
-    const shot = (name: string): Promise<unknown> =>
-      page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-    const open = async (path: string): Promise<void> => {
-      const response = await page.goto(new URL(path, base).href);
-      assert.equal(response?.status(), 200, path);
-    };
-    const submit = async (formId: string, values: Record<string, string>): Promise<number | undefined> => {
-      for (const [name, value] of Object.entries(values)) await page.type(`#${formId} [name="${name}"]`, value);
-      const [response] = await Promise.all([page.waitForNavigation(), page.click(`#${formId} button[type="submit"]`)]);
-      return response?.status();
-    };
-    // Read through element handles: this program has no DOM types (tsconfig has no "dom" lib).
-    const propertyOf = async (handle: ElementHandle, name: string): Promise<string> => {
-      const value: unknown = await (await handle.getProperty(name)).jsonValue();
-      return String(value);
-    };
-    const property = async (selector: string, name: string): Promise<string> => {
-      const handle = await page.$(selector);
-      assert.ok(handle !== null, selector);
-      return propertyOf(handle, name);
-    };
-    const text = (selector: string): Promise<string> => property(selector, 'textContent');
+    const { shot, open, submit, propertyOf, property, text, logOut } = browse(page, base);
     const email = 'ada@example.org';
     const passwords = ['Analytical-engine-1843!', 'Difference-engine-1822?', 'Bernoulli-numbers-note-G'];
 
@@ -245,7 +265,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     await submit('password-form', { current_password: passwords[0]!, new_password: passwords[1]! });
     assert.match(await text('#changed'), /changed/);
 
-    await Promise.all([page.waitForNavigation(), page.click('#logout')]);
+    await logOut();
     assert.match(await text('#welcome'), /not logged in/);
 
     await open('/forgot');
@@ -283,7 +303,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     assert.match(await text('#codes-left'), /10/);
     await shot('recovery-codes');
 
-    await Promise.all([page.waitForNavigation(), page.click('#logout')]);
+    await logOut();
     await open('/login');
     await submit('login-form', { email, password: passwords[2]! });
     assert.equal(await page.title(), 'Second step — authsvc example');
@@ -301,7 +321,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     await submit('password-form', { current_password: passwords[2]!, new_password: passwords[0]! });
     assert.match(await text('#changed'), /changed/);
 
-    await Promise.all([page.waitForNavigation(), page.click('#logout')]);
+    await logOut();
     await open('/login');
     await submit('login-form', { email, password: passwords[0]! });
     await submit('recovery-form', { code: recoveryCodes[0]!.trim() });
@@ -309,6 +329,112 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     await open('/security');
     assert.match(await text('#codes-left'), /9/);
     await shot('security');
+
+    // Adding a passkey next to the app needs the app proved on this session first: the script goes to the step-up.
+    await submit('passkey-register-form', { passkey_name: 'key' });
+    assert.match(await text('#stepup-needed'), /fresh confirmation/);
+    assert.ok((await page.$('#code-form')) !== null && (await page.$('#passkey-form')) === null);
+  });
+
+  it('adds a passkey, and uses it as the second step, for a step-up and to sign in alone', async () => {
+    assert.ok(browser !== undefined && example !== undefined);
+    const page: Page = await browser.newPage();
+    const { shot, open, submit, text, logOut } = browse(page, example.url);
+    // What the page's CSP refused, and the script's uncaught errors: none expected.
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
+    page.on('pageerror', (error) => refused.push(String(error)));
+    // Chromium's virtual authenticator, through the DevTools protocol: a platform authenticator that keeps
+    // discoverable credentials, verifies the user and answers each prompt at once, with no dialog.
+    const cdp = await page.createCDPSession();
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    /** Submits a passkey form: passkey.js asks for the options, the authenticator answers, the script posts it. */
+    const usePasskey = async (formId: string): Promise<void> => {
+      const navigated = page.waitForNavigation({ timeout: 20_000 }).then(
+        () => true,
+        () => false,
+      );
+      await page.click(`#${formId} button[type="submit"]`);
+      if (!(await navigated)) assert.fail(`no page after the passkey of #${formId}: ${await text('main')}`);
+    };
+    const email = 'grace@example.org';
+    const passwords = ['Flow-matic-compiler-1955', 'Common-business-language-1959'];
+
+    const csp = (await fetch(new URL('/login', example.url))).headers.get('content-security-policy');
+    assert.equal(
+      csp,
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
+    );
+
+    // No passkey yet: the browser refuses, and the script says so on the page.
+    await open('/login');
+    await page.click('#passkey-login-form button[type="submit"]');
+    await page.waitForSelector('#passkey-problem', { timeout: 20_000 });
+    assert.match(await text('#passkey-problem'), /No passkey was used/);
+
+    await open('/signup');
+    await submit('signup-form', { full_name: 'Grace Hopper', email, password: passwords[0]! });
+    await open('/verify');
+    await submit('verify-form', { email, code: await mailedCode(example.sinkUrl, email, 'verify your account') });
+    await open('/login');
+    await submit('login-form', { email, password: passwords[0]! });
+    assert.match(await text('#whoami'), /grace@example\.org/);
+
+    // The first factor, so no step-up before it; it brings the recovery codes.
+    await open('/security');
+    await page.type('#passkey-register-form [name="passkey_name"]', 'laptop');
+    await usePasskey('passkey-register-form');
+    assert.match(await text('#passkey-added'), /set up/);
+    assert.match(await text('#factors'), /laptop \(passkey\)/);
+    assert.equal((await page.$$('#recovery-codes li')).length, 10);
+    const stored = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    assert.deepEqual(
+      stored.map((c) => [c.rpId, c.isResidentCredential]),
+      [['localhost', true]],
+    );
+    await shot('passkey-added');
+
+    await logOut();
+    await open('/login');
+    await submit('login-form', { email, password: passwords[0]! });
+    assert.equal(await page.title(), 'Second step — authsvc example');
+    assert.equal(await page.$('#code-form'), null, 'no authenticator app, no field for its code');
+    await shot('second-step-passkey');
+    await usePasskey('passkey-form');
+    assert.match(await text('#whoami'), /grace@example\.org/);
+
+    // A new session: changing the password needs the passkey again.
+    await open('/password');
+    await submit('password-form', { current_password: passwords[0]!, new_password: passwords[1]! });
+    assert.match(await text('#stepup-needed'), /fresh confirmation/);
+    await shot('step-up-passkey');
+    await usePasskey('passkey-form');
+    assert.match(await text('#stepped-up'), /Thank you/);
+    await Promise.all([page.waitForNavigation(), page.click('#continue')]);
+    await submit('password-form', { current_password: passwords[0]!, new_password: passwords[1]! });
+    assert.match(await text('#changed'), /changed/);
+
+    await logOut();
+    await open('/login');
+    await usePasskey('passkey-login-form');
+    assert.match(await text('#whoami'), /grace@example\.org \(authenticated\)/);
+    await shot('passkey-login');
+    // Each use signed with a grown counter (authsvc refuses one that did not grow).
+    const used = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    assert.ok((used[0]?.signCount ?? 0) >= 3, JSON.stringify(used[0]?.signCount));
+    assert.deepEqual(refused, []);
   });
 });
 

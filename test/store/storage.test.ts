@@ -415,6 +415,16 @@ forEachDatabase((db) => {
         });
       await ticket('2a'.repeat(32), now);
       await ticket('2b'.repeat(32), now + 1);
+      const challenge = (hash: string, expires: number) =>
+        store.factors.createChallenge({
+          challengeHash: hash,
+          purpose: 'login',
+          userId: null,
+          sessionHash: hash,
+          expires,
+        });
+      await challenge('3a'.repeat(32), now);
+      await challenge('3b'.repeat(32), now + 1);
       const report = await store.purgeExpired(now);
       assert.equal(report.ran, true);
       assert.deepEqual(report.deleted, {
@@ -422,6 +432,7 @@ forEachDatabase((db) => {
         apikeys_nosession: 1,
         apikeys: 0,
         login_tickets: 1,
+        passkey_challenges: 1,
         sessions: 2,
       });
       const left = async (table: string, column: string) =>
@@ -432,6 +443,7 @@ forEachDatabase((db) => {
       assert.deepEqual(await left('apikeys_nosession', 'tkn_hash'), ['0b'.repeat(32)]);
       assert.deepEqual(await left('refresh_tokens', 'token_hash'), ['1a'.repeat(32)]);
       assert.deepEqual(await left('login_tickets', 'ticket_hash'), ['2b'.repeat(32)]);
+      assert.deepEqual(await left('passkey_challenges', 'challenge_hash'), ['3b'.repeat(32)]);
     });
 
     if (db.kind !== 'sqlite') {

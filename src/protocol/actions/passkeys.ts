@@ -68,7 +68,8 @@ export const passkeyActions = {
     summary:
       'Logs in with a passkey alone: the browser’s answer to user-passkey-options (purpose login) from a ' +
       'discoverable passkey that verified the user. Answers what a successful user-login answers, and ends the ' +
-      'presented session. A failure counts like a wrong password for the passkey’s user.',
+      'presented session; a failure keeps it, for another try. A failure counts like a wrong password for the ' +
+      'passkey’s user.',
     changesState: true,
     padFailures: true,
     rate: USER_RATE,

@@ -2,7 +2,8 @@
  * Second steps racing through two worker processes sharing one database (docs/design.md#second-factors), where a
  * mutex inside one process cannot hide a double use: several second steps with one login ticket have exactly one
  * winner, whether they present one TOTP code or different recovery codes; a TOTP code used on one worker is
- * refused on the other; and wrong codes at once are each counted toward the lock.
+ * refused on the other; wrong codes at once are each counted toward the lock; and one passkey answer posted at once
+ * to both workers logs in once (docs/design.md#passkeys).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,11 +14,13 @@ import { forEachDatabase, urlOf } from '../../helpers/databases.js';
 import { openSessionOn, spawnAuthsvc } from '../../helpers/process.js';
 import { callerOf } from '../../helpers/races.js';
 import type { Call, Reply } from '../../helpers/races.js';
+import { SoftAuthenticator } from '../../helpers/soft-authenticator.js';
 import { sqlOf } from '../../helpers/sql.js';
 
 const PASSWORD = 'plinth-orchard-vapour-42';
 const RACERS = 4;
 const USED = 'the second factor did not verify';
+const ORIGIN = 'http://localhost:3000';
 
 const responseOf = (reply: Reply): Record<string, unknown> => reply['response'] as Record<string, unknown>;
 
@@ -66,7 +69,12 @@ forEachDatabase(
         const target = await db.fresh();
         const server = await spawnAuthsvc({
           workers: 2,
-          env: { AUTHSVC_AUTHDB: urlOf(target), AUTHSVC_PWNEDURL: 'none', AUTHSVC_SERVERNAME: 'authsvc.test' },
+          env: {
+            AUTHSVC_AUTHDB: urlOf(target),
+            AUTHSVC_PWNEDURL: 'none',
+            AUTHSVC_SERVERNAME: 'authsvc.test',
+            AUTHSVC_PASSKEYORIGINS: ORIGIN,
+          },
         });
         const store = openStore(target);
         const call = callerOf(server);
@@ -129,6 +137,45 @@ forEachDatabase(
             .where('email', guessed.email)
             .first('failed_login_tries');
           assert.equal(Number(row.failed_login_tries), 6);
+
+          // A passkey: the challenge is made on one worker and taken on whichever answers, once.
+          const holder = await enrolledUser(call, store, 'passkey@example.org');
+          const holderRow: { user_id: unknown } = await sqlOf(store)('users')
+            .where('email', holder.email)
+            .first('user_id');
+          const userId = Number(holderRow.user_id);
+          const own = await openSessionOn(server, userId);
+          const authenticator = new SoftAuthenticator();
+          await call('user-stepup', {
+            user_id: userId,
+            session_token: own,
+            method: 'recovery',
+            code: holder.codes[0],
+          });
+          const asked = await call('user-passkey-options', {
+            session_token: own,
+            purpose: 'register',
+            user_id: userId,
+          });
+          const made = authenticator.register(responseOf(asked)['options'] as never, { origin: ORIGIN });
+          const registered = await call('user-passkey-register', {
+            user_id: userId,
+            session_token: own,
+            name: 'laptop',
+            response: made,
+          });
+          assert.equal(registered['success'], true, JSON.stringify(registered));
+          for (let round = 0; round < 3; round++) {
+            const page = await openSessionOn(server, null);
+            const options = await call('user-passkey-options', { session_token: page, purpose: 'login' });
+            const answer = authenticator.authenticate(responseOf(options)['options'] as never, { origin: ORIGIN });
+            const replies = await Promise.all(
+              Array.from({ length: RACERS }, () =>
+                call('user-login-passkey', { session_token: page, response: answer }),
+              ),
+            );
+            assert.equal(replies.filter((r) => r['success'] === true).length, 1, JSON.stringify(replies));
+          }
         } finally {
           await store.close();
           await server.stop();
