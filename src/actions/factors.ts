@@ -69,7 +69,7 @@ type Enroller =
   | { readonly ok: false; readonly code: 'session_not_found' | 'session_user_mismatch' | 'login_ticket_invalid' };
 
 /** Who adds a factor: the owner of the session, or the user of a login's enrolment ticket on that login's session. */
-async function enroller(
+export async function enroller(
   deps: Deps,
   input: { readonly user_id?: number; readonly session_token: string; readonly login_ticket?: string },
 ): Promise<Enroller | null> {
@@ -107,7 +107,7 @@ const missingProof = (method: Proof['method']) =>
     : [{ param: 'code', problem: 'missing', required_type: 'str' } as const];
 
 /** Neither user_id nor login_ticket: one of them says whose factor it is. */
-const WHOSE = [{ param: 'user_id', problem: 'missing', required_type: 'int' }] as const;
+export const WHOSE = [{ param: 'user_id', problem: 'missing', required_type: 'int' }] as const;
 
 const userFactorList = defineAction('user-factor-list', {
   messages: {

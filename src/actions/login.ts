@@ -19,7 +19,8 @@ const DID_NOT_WORK = "Sorry, that user ID and password combination didn't work."
 const SECOND_STEP = 'Please finish signing in with your authenticator app, a recovery code or a passkey.';
 
 /** A user of an `mfarequired` role without a factor: the frontend has them add one first. */
-const ENROL_FIRST = 'Your account needs a second factor: please set up an authenticator app to finish signing in.';
+const ENROL_FIRST =
+  'Your account needs a second factor: please set up an authenticator app or a passkey to finish signing in.';
 
 const failures = {
   wrong_credentials: DID_NOT_WORK,

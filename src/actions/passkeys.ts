@@ -17,7 +17,7 @@ import { hashToken } from '../domain/tokens.js';
 import type { passkeyActions } from '../protocol/actions/passkeys.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
-import { NO_SESSION, NOT_YOURS, atFactorLimit, ownSession } from './factors.js';
+import { NO_SESSION, NOT_YOURS, WHOSE, atFactorLimit, enroller, ownSession } from './factors.js';
 
 const OFF = 'Sorry, passkeys are not available here.';
 const DID_NOT_WORK = "Sorry, that passkey didn't work.";
@@ -64,16 +64,21 @@ const userPasskeyOptions = defineAction('user-passkey-options', {
       if (!factors.some((f) => f.kind === 'passkey' && f.active)) return fail('no_second_factor', none);
       return answer(await authenticationOptions(deps, config, 'secondfactor', { sessionHash, userId }, factors));
     }
-    if (input.user_id === undefined) return invalid(needs('user_id'), none);
-    const own = await ownSession(deps, input.session_token, input.user_id);
-    if (!own.ok) return fail(own.code, none);
-    const asker = { sessionHash: own.tokenHash, userId: input.user_id };
-    const factors = await deps.store.factors.list(input.user_id);
     if (purpose === 'stepup') {
+      if (input.user_id === undefined) return invalid(needs('user_id'), none);
+      const own = await ownSession(deps, input.session_token, input.user_id);
+      if (!own.ok) return fail(own.code, none);
+      const factors = await deps.store.factors.list(input.user_id);
       if (!factors.some((f) => f.kind === 'passkey' && f.active)) return fail('no_second_factor', none);
+      const asker = { sessionHash: own.tokenHash, userId: input.user_id };
       return answer(await authenticationOptions(deps, config, 'stepup', asker, factors));
     }
-    if (!(await steppedUp(deps, input.user_id, own.tokenHash))) return fail('step_up_required', none);
+    // register: the session's user, or the user of a login's enrolment ticket (docs/design.md#second-factors).
+    const own = await enroller(deps, input);
+    if (own === null) return invalid([...WHOSE], none);
+    if (!own.ok) return fail(own.code, none);
+    if (own.ticket === null && !(await steppedUp(deps, own.userId, own.tokenHash))) return fail('step_up_required', none);
+    const factors = await deps.store.factors.list(own.userId);
     if (atFactorLimit(factors)) return fail('factor_limit', none);
     return answer(await registrationOptions(deps, config, own.user, factors, own.tokenHash));
   },
@@ -89,17 +94,19 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
       step_up_required: STEP_UP,
       factor_limit: LIMIT,
       passkey_invalid: "Sorry, that passkey couldn't be set up. Please try again.",
+      login_ticket_invalid: START_AGAIN,
     },
   },
   async handle(deps, input, meta) {
     const none = { factor_id: null };
     const config = deps.passkeys;
     if (config === null) return fail('passkeys_off', none);
-    const own = await ownSession(deps, input.session_token, input.user_id);
+    const own = await enroller(deps, input);
+    if (own === null) return invalid([...WHOSE], none);
     if (!own.ok) return fail(own.code, none);
-    const userId = input.user_id;
+    const { userId, ticket } = own;
     // Checked again here: a factor added since the options were made needs its step-up too.
-    if (!(await steppedUp(deps, userId, own.tokenHash))) return fail('step_up_required', none);
+    if (ticket === null && !(await steppedUp(deps, userId, own.tokenHash))) return fail('step_up_required', none);
     const before = await deps.store.factors.list(userId);
     if (atFactorLimit(before)) return fail('factor_limit', none);
     const passkey = await verifyRegistration(deps, config, input.response, { sessionHash: own.tokenHash, userId });
@@ -112,11 +119,14 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
       });
       return fail('passkey_invalid', none);
     }
+    // A login's ticket is spent first: of two registrations racing on one ticket, one finishes the login.
+    if (ticket !== null && !(await deps.store.factors.spendTicket(ticket.ticketHash)))
+      return fail('login_ticket_invalid', none);
     const first = !before.some((f) => f.active);
     const codes = first ? newRecoveryCodes(deps.random) : [];
     const factorId = deps.random.bytes(16).toString('base64url');
     const now = deps.clock.now();
-    const added = await deps.store.factors.add(
+    const stored = await deps.store.factors.add(
       {
         factorId,
         userId,
@@ -135,8 +145,8 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
       codes.map((code) => recoveryCodeHash(code) ?? ''),
     );
     // The user was deleted since (their session went with them), or this passkey is registered already.
-    if (added === 'no_user') return fail('session_not_found', none);
-    if (added === 'duplicate') return fail('passkey_invalid', none);
+    if (stored === 'no_user') return fail('session_not_found', none);
+    if (stored === 'duplicate') return fail('passkey_invalid', none);
     // Making a passkey proved the user's presence on this session, as a confirmed TOTP code does.
     await deps.store.factors.markStepUp(own.tokenHash, now);
     deps.audit.record({
@@ -145,7 +155,17 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
       subject: { userId, ip: meta.clientIp },
       detail: { kind: 'passkey', recovery_codes: first },
     });
-    return ok({ factor_id: factorId, ...(first ? { recovery_codes: codes } : {}) });
+    const added = { factor_id: factorId, ...(first ? { recovery_codes: codes } : {}) };
+    if (ticket === null) return ok(added);
+    // The login the ticket came from is done, as user-login-secondfactor would finish it.
+    deps.audit.record({
+      event: 'login.succeeded',
+      reqid: meta.reqid,
+      subject: { userId, ip: meta.clientIp },
+      detail: { action: meta.action },
+    });
+    if (ticket.origin === 'user-login') await deps.store.sessions.delete(own.tokenHash);
+    return ok({ ...added, user_id: userId, user_role: own.user.userRole });
   },
 });
 

@@ -29,7 +29,11 @@ const reasonOf = (reply: { success: boolean; failure_reason?: string }) =>
 forEachDatabase((db) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ database: db, config: { userLockTries: LOCK_TRIES, passkeys: PASSKEYS } });
+    // Users of role staff must have a second factor (mfarequired).
+    server = await startTestServer({
+      database: db,
+      config: { userLockTries: LOCK_TRIES, passkeys: PASSKEYS, mfaRequiredRoles: ['staff'] },
+    });
   });
   after(() => server.close());
 
@@ -272,6 +276,57 @@ forEachDatabase((db) => {
     });
   });
 
+  describe('a role that must have a second factor', () => {
+    it('enrols a passkey with the login’s ticket, which finishes the login', async () => {
+      const user = await newUser();
+      await sqlOf(server.app.store)('users').where('user_id', user.userId).update({ user_role: 'staff' });
+      const page = await openSession(server);
+      const first = await server.call('user-login', {
+        session_token: page,
+        email: user.email,
+        password: GOOD_PASSWORD,
+      });
+      assert.equal(
+        reasonOf(first),
+        "the password is right; the user's role needs a second factor: add one with the login_ticket (user-totp-new)",
+      );
+      const ticket = (first.response as { login_ticket?: string }).login_ticket ?? '';
+      const options = await server.call('user-passkey-options', {
+        session_token: page,
+        purpose: 'register',
+        login_ticket: ticket,
+      });
+      assert.ok(options.success, JSON.stringify(options));
+      const authenticator = new SoftAuthenticator();
+      const made = authenticator.register(options.response.options as never, { origin: ORIGIN });
+      // The ticket works only on the login's session.
+      const elsewhere = await server.call('user-passkey-register', {
+        session_token: user.session,
+        login_ticket: ticket,
+        name: 'laptop',
+        response: made as never,
+      });
+      assert.equal(
+        reasonOf(elsewhere),
+        'login ticket unknown, expired, spent, revoked, out of tries or for another session',
+      );
+      const done = await server.call('user-passkey-register', {
+        session_token: page,
+        login_ticket: ticket,
+        name: 'laptop',
+        response: made as never,
+      });
+      assert.ok(done.success, JSON.stringify(done));
+      assert.equal(done.response.user_id, user.userId);
+      assert.equal(done.response.user_role, 'staff');
+      assert.equal(done.response.recovery_codes?.length, 10);
+      assert.equal((await server.call('session-exists', { session_token: page })).success, false);
+      // From now on the login asks for the passkey.
+      const next = await firstStep(user.email);
+      assert.deepEqual(next.methods, ['passkey', 'recovery']);
+    });
+  });
+
   describe('a login in two steps with a passkey', () => {
     it('names passkey among the methods, gives options for the user’s passkeys, and logs in', async () => {
       const user = await withPasskey();
@@ -420,6 +475,74 @@ forEachDatabase((db) => {
       });
       assert.ok(removed.success, JSON.stringify(removed));
       assert.equal((await passkeyLogin(authenticator)).reply.success, false);
+    });
+  });
+
+  describe('each failure', () => {
+    it('answers session_not_found for a session that does not exist, on every passkey action', async () => {
+      const gone = 'x'.repeat(43);
+      for (const [action, body] of [
+        ['user-passkey-options', { session_token: gone, purpose: 'login' }],
+        ['user-passkey-options', { session_token: gone, purpose: 'register', user_id: 4 }],
+        ['user-passkey-register', { user_id: 4, session_token: gone, name: 'x', response: { id: 'x' } }],
+        ['user-login-passkey', { session_token: gone, response: { id: 'x' } }],
+      ] as const) {
+        const reply = await server.call(action, body as never);
+        assert.equal(reasonOf(reply), 'session does not exist or expired', action);
+      }
+    });
+
+    it("refuses to register on another user's session, and without a step-up gained since the options", async () => {
+      const user = await newUser();
+      const other = await newUser();
+      const authenticator = new SoftAuthenticator();
+      const made = authenticator.register(await registrationOptions(user.userId, user.session), { origin: ORIGIN });
+      const body = { user_id: user.userId, name: 'x', response: made as never };
+      const mismatch = await server.call('user-passkey-register', { ...body, session_token: other.session });
+      assert.equal(reasonOf(mismatch), 'the session belongs to another user');
+      // A factor added on another session after the options were made: registering now needs a step-up here.
+      const elsewhere = await openSession(server, user.userId);
+      const started = await server.call('user-totp-new', {
+        user_id: user.userId,
+        session_token: elsewhere,
+        name: 'app',
+      });
+      assert.ok(started.success);
+      const confirmed = await server.call('user-totp-confirm', {
+        user_id: user.userId,
+        session_token: elsewhere,
+        factor_id: started.response.factor_id,
+        code: totpCodeAt(started.response.secret, server.clock.now()),
+      });
+      assert.ok(confirmed.success);
+      const late = await server.call('user-passkey-register', { ...body, session_token: user.session });
+      assert.equal(
+        reasonOf(late),
+        'this needs a second factor proved on this session within stepupwindow (user-stepup)',
+      );
+    });
+
+    it('refuses an eleventh factor', async () => {
+      const user = await withPasskey();
+      for (let i = 1; i < 10; i++) {
+        // Another authenticator each time: one that holds a passkey of the user refuses to make a second.
+        const made = new SoftAuthenticator().register(await registrationOptions(user.userId, user.session), {
+          origin: ORIGIN,
+        });
+        const added = await server.call('user-passkey-register', {
+          user_id: user.userId,
+          session_token: user.session,
+          name: `key ${String(i)}`,
+          response: made as never,
+        });
+        assert.ok(added.success, JSON.stringify(added));
+      }
+      const full = await server.call('user-passkey-options', {
+        session_token: user.session,
+        purpose: 'register',
+        user_id: user.userId,
+      });
+      assert.equal(reasonOf(full), 'the user has as many factors as allowed');
     });
   });
 

@@ -8,7 +8,7 @@ export const SessionToken = Text(LIMITS.token, { description: "the user's sessio
 export const UserId = Id({ description: 'the user (the session must be theirs)' });
 const FactorId = Text(64, { description: 'the factor, as user-factor-list or user-totp-new named it' });
 /** The ticket of second_factor_enrollment_required, in place of user_id: the session is the login's. */
-const EnrolTicket = Text(LIMITS.token, {
+export const EnrolTicket = Text(LIMITS.token, {
   description:
     'instead of user_id, for a user whose role must have a second factor: the ticket user-login answered with ' +
     'second_factor_enrollment_required, and session_token the session given to user-login',

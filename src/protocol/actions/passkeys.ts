@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Id, JsonDict, LIMITS, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { USER_RATE } from '../rate-class.js';
-import { FactorName, PasskeyResponse, RecoveryCodes, SessionToken, UserId, Verified } from './factors.js';
+import { EnrolTicket, FactorName, PasskeyResponse, RecoveryCodes, SessionToken, UserId, Verified } from './factors.js';
 
 /**
  * Passkeys (docs/design.md#passkeys): a ceremony's options, registering a passkey, and a login with a passkey alone.
@@ -34,7 +34,11 @@ export const passkeyActions = {
       ),
       user_id: Type.Optional(Id({ description: 'register and stepup: the user (the session must be theirs)' })),
       login_ticket: Type.Optional(
-        Text(LIMITS.token, { description: 'secondfactor: the ticket of second_factor_required' }),
+        Text(LIMITS.token, {
+          description:
+            'secondfactor: the ticket of second_factor_required; register, instead of user_id: the ticket of ' +
+            'second_factor_enrollment_required, on the login’s session',
+        }),
       ),
     }),
     output: Type.Object({
@@ -47,7 +51,8 @@ export const passkeyActions = {
     summary:
       'Stores a passkey from the browser’s answer to user-passkey-options (purpose register) after verifying it ' +
       '(challenge, origin, relying party, signature; attestation none). The user’s first active factor also answers ' +
-      '10 recovery codes, shown this once.',
+      '10 recovery codes, shown this once. With login_ticket instead of user_id (second_factor_enrollment_required): ' +
+      'also finishes that login, answering what user-login answers (and ending its session).',
     changesState: true,
     rate: USER_RATE,
     failures: [
@@ -57,11 +62,22 @@ export const passkeyActions = {
       'step_up_required',
       'factor_limit',
       'passkey_invalid',
+      'login_ticket_invalid',
     ],
-    input: Type.Object({ user_id: UserId, session_token: SessionToken, name: FactorName, response: PasskeyResponse }),
+    input: Type.Object({
+      user_id: Type.Optional(UserId),
+      session_token: SessionToken,
+      login_ticket: Type.Optional(EnrolTicket),
+      name: FactorName,
+      response: PasskeyResponse,
+    }),
     output: Type.Object({
       factor_id: NullOnFailure(Type.String()),
       recovery_codes: Type.Optional(RecoveryCodes),
+      user_id: Type.Optional(
+        Type.Integer({ description: 'with login_ticket: the login is done, as user-login answers' }),
+      ),
+      user_role: Type.Optional(Type.String({ description: 'with login_ticket: as user-login answers' })),
     }),
   },
   'user-login-passkey': {
