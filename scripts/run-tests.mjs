@@ -3,7 +3,7 @@
 // starting with -- go to node's runner. The reliability suite (test/reliability/suite/: fuzzing, faults under
 // load, kill -9, soak) is heavier and runs on its own: `npm run test:reliability` runs those files and only those.
 import { spawnSync } from 'node:child_process';
-import { globSync, readFileSync } from 'node:fs';
+import { existsSync, globSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -65,6 +65,28 @@ function skippedServersLine() {
         `${s.name} (${s.count} test file${s.count === 1 ? '' : 's'}; set ${s.variable}, e.g. ${s.variable}=${s.example})`,
     );
   return parts.length === 0 ? null : `NOT RUN: the suites on ${parts.join(', ')}`;
+}
+
+// The tests that run the command line run the built server (test/cli/spawn.ts): build it first, so that it is
+// this source's. Incremental (the build info in node_modules/.cache): a tree built already takes a second or two;
+// without dist/ the build info would say there is nothing to emit, so it goes with it.
+const buildInfo = join(root, 'node_modules', '.cache', 'authsvc-build.tsbuildinfo');
+if (!existsSync(join(root, 'dist', 'bin.js'))) rmSync(buildInfo, { force: true });
+const build = spawnSync(
+  process.execPath,
+  [
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.build.json',
+    '--incremental',
+    '--tsBuildInfoFile',
+    buildInfo,
+  ],
+  { cwd: root, stdio: 'inherit' },
+);
+if (build.status !== 0) {
+  console.error('the build failed: the tests run the built server (npm run build)');
+  process.exit(1);
 }
 
 // exit-promptly.mjs: node's runner passes --import on to each file's process (docs/development.md).

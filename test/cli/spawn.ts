@@ -5,25 +5,31 @@ import { PKG_DIR } from '../../src/package-dir.js';
 
 const TSX = import.meta.resolve('tsx');
 
+/**
+ * The command line of `authsvc` (or `npm start` with entry start.ts): the built server in dist/, which
+ * scripts/run-tests.mjs builds before any test runs, as a user runs it and a third faster to start than the source
+ * through tsx; a copy of the package elsewhere (`pkgDir`, which has no dist/) runs its source through tsx.
+ */
+function commandOf(entry: string, pkgDir: string | undefined): string[] {
+  if (pkgDir === undefined) return [join(PKG_DIR, 'dist', entry.replace(/\.ts$/, '.js'))];
+  return ['--import', TSX, join(pkgDir, 'src', entry)];
+}
+
 export interface Finished {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-/** Runs `authsvc` (from src, through tsx) to completion, with `input` piped to its stdin. */
+/** Runs `authsvc` to completion, with `input` piped to its stdin. */
 export function runAuthsvc(
   args: string[],
   options: { cwd: string; env?: Record<string, string>; input?: string; entry?: string; pkgDir?: string },
 ): Promise<Finished> {
-  const child = spawn(
-    process.execPath,
-    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'bin.ts'), ...args],
-    {
-      cwd: options.cwd,
-      env: { PATH: process.env['PATH'] ?? '', ...options.env },
-    },
-  );
+  const child = spawn(process.execPath, [...commandOf(options.entry ?? 'bin.ts', options.pkgDir), ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env['PATH'] ?? '', ...options.env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -50,15 +56,11 @@ export function startAuthsvc(
   args: string[],
   options: { cwd: string; env?: Record<string, string>; entry?: string; pkgDir?: string },
 ): Promise<Started> {
-  const child = spawn(
-    process.execPath,
-    ['--import', TSX, join(options.pkgDir ?? PKG_DIR, 'src', options.entry ?? 'bin.ts'), ...args],
-    {
-      cwd: options.cwd,
-      env: { PATH: process.env['PATH'] ?? '', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...commandOf(options.entry ?? 'bin.ts', options.pkgDir), ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env['PATH'] ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const stop = (): Promise<number | null> =>
     new Promise((resolve) => {
