@@ -77,7 +77,8 @@ const userPasskeyOptions = defineAction('user-passkey-options', {
     const own = await enroller(deps, input);
     if (own === null) return invalid([...WHOSE], none);
     if (!own.ok) return fail(own.code, none);
-    if (own.ticket === null && !(await steppedUp(deps, own.userId, own.tokenHash))) return fail('step_up_required', none);
+    if (own.ticket === null && !(await steppedUp(deps, own.userId, own.tokenHash)))
+      return fail('step_up_required', none);
     const factors = await deps.store.factors.list(own.userId);
     if (atFactorLimit(factors)) return fail('factor_limit', none);
     return answer(await registrationOptions(deps, config, own.user, factors, own.tokenHash));

@@ -487,7 +487,7 @@ forEachDatabase((db) => {
         ['user-passkey-register', { user_id: 4, session_token: gone, name: 'x', response: { id: 'x' } }],
         ['user-login-passkey', { session_token: gone, response: { id: 'x' } }],
       ] as const) {
-        const reply = await server.call(action, body as never);
+        const reply = await server.call(action, body);
         assert.equal(reasonOf(reply), 'session does not exist or expired', action);
       }
     });
