@@ -44,7 +44,9 @@ process.on('exit', () => appendFileSync(file, Object.keys(require.cache).join('\
 /** Starts authsvc with the recorder, stops it, and returns what each process loaded, by role. */
 async function loadedBy(workers: number, env: Record<string, string> = {}): Promise<Map<string, string[]>> {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.log'))) rmSync(join(dir, file));
+  // From the source: the patterns below name src/ files.
   const server = await spawnAuthsvc({
+    source: true,
     workers,
     env: { NODE_OPTIONS: `--import=${pathToFileURL(join(dir, 'record.mjs')).href}`, ...env },
   });

@@ -3,16 +3,13 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { PKG_DIR } from '../../src/package-dir.js';
 
-const TSX = import.meta.resolve('tsx');
-
 /**
  * The command line of `authsvc` (or `npm start` with entry start.ts): the built server in dist/, which
  * scripts/run-tests.mjs builds before any test runs, as a user runs it and a third faster to start than the source
- * through tsx; a copy of the package elsewhere (`pkgDir`, which has no dist/) runs its source through tsx.
+ * through tsx. A copy of the package (`pkgDir`) must hold a copy of dist/.
  */
 function commandOf(entry: string, pkgDir: string | undefined): string[] {
-  if (pkgDir === undefined) return [join(PKG_DIR, 'dist', entry.replace(/\.ts$/, '.js'))];
-  return ['--import', TSX, join(pkgDir, 'src', entry)];
+  return [join(pkgDir ?? PKG_DIR, 'dist', entry.replace(/\.ts$/, '.js'))];
 }
 
 export interface Finished {

@@ -8,7 +8,7 @@ import { PKG_DIR } from '../../src/package-dir.js';
 import { startAuthsvc } from './spawn.js';
 
 /**
- * Upgrades: `npm start` (src/start.ts) of a copy of the package, so that the test can play the next
+ * Upgrades: `npm start` (dist/start.js) of a copy of the package, so that the test can play the next
  * release by changing the copy's src/config/confvars.json without touching the real one.
  */
 const root = mkdtempSync(join(tmpdir(), 'authsvc-upgrade-'));
@@ -18,7 +18,8 @@ const confvarsCopy = join(dataDir, 'confvars.json');
 const fixtures = join(PKG_DIR, 'test', 'config', 'fixtures');
 
 before(() => {
-  for (const part of ['src', 'policy', 'policy-schema', 'package.json', 'tsconfig.json']) {
+  // dist/ runs (test/cli/spawn.ts); it reads the shipped confvars.json from the copy's src/config/.
+  for (const part of ['src', 'dist', 'policy', 'policy-schema', 'package.json', 'tsconfig.json']) {
     cpSync(join(PKG_DIR, part), join(pkg, part), { recursive: true });
   }
   symlinkSync(join(PKG_DIR, 'node_modules'), join(pkg, 'node_modules'));

@@ -1,6 +1,7 @@
 /**
- * A real `authsvc` process (src/bin.ts through tsx), for tests of the process model: workers,
- * signals, restarts. It listens on a free port of 127.0.0.1; its JSON log lines are collected.
+ * A real `authsvc` process (dist/bin.js, which scripts/run-tests.mjs builds first; or src/bin.ts through tsx), for
+ * tests of the process model: workers, signals, restarts. It listens on a free port of 127.0.0.1; its JSON log lines
+ * are collected.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -41,6 +42,8 @@ export interface SpawnOptions {
   readonly port?: number;
   /** How long to wait for "listening" (default 60 s). */
   readonly timeoutMs?: number;
+  /** Runs src/bin.ts through tsx instead of the built dist/bin.js (for a test about the source's modules). */
+  readonly source?: boolean;
 }
 
 export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProcess> {
@@ -50,7 +53,12 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
   if (keyring === null) throw new Error('test setup');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(PKG_DIR, 'src', 'bin.ts'), `--workers=${options.workers}`],
+    [
+      ...(options.source === true
+        ? ['--import', 'tsx', join(PKG_DIR, 'src', 'bin.ts')]
+        : [join(PKG_DIR, 'dist', 'bin.js')]),
+      `--workers=${options.workers}`,
+    ],
     {
       cwd: PKG_DIR,
       env: {
@@ -80,8 +88,8 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
-    // A server left running keeps the test file's process alive for ever: end it when giving up. From
-    // source (tsx) with other test files running beside it, a start can take tens of seconds.
+    // A server left running keeps the test file's process alive for ever: end it when giving up. With other test
+    // files running beside it, a start can take tens of seconds.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`no "listening" in time; stderr: ${stderr}`));
