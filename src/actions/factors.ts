@@ -27,7 +27,7 @@ import { formatDateTime, formatOptionalDateTime } from '../protocol/index.js';
 import type { factorActions } from '../protocol/actions/factors.js';
 import type { FactorRecord, SessionRecord, UserRecord } from '../services/store/index.js';
 import { defineAction } from './define.js';
-import type { Deps, FamilyHandlers } from './define.js';
+import type { Deps, FamilyHandlers, Meta } from './define.js';
 
 /** Factors (active and pending) one user may have. */
 const MAX_FACTORS = 10;
@@ -105,6 +105,27 @@ const missingProof = (method: Proof['method']) =>
   method === 'passkey'
     ? [{ param: 'response', problem: 'missing', required_type: 'dict' } as const]
     : [{ param: 'code', problem: 'missing', required_type: 'str' } as const];
+
+/**
+ * The answer of a factor just added: as it is, or, when it was added with a login's enrolment ticket, that login
+ * finished as user-login-secondfactor would finish it (audited; user-login's session ended; user_id and user_role).
+ */
+export async function finishEnrolment<T extends object>(
+  deps: Deps,
+  own: Extract<Enroller, { ok: true }>,
+  added: T,
+  meta: Meta,
+): Promise<T | (T & { user_id: number; user_role: string })> {
+  if (own.ticket === null) return added;
+  deps.audit.record({
+    event: 'login.succeeded',
+    reqid: meta.reqid,
+    subject: { userId: own.userId, ip: meta.clientIp },
+    detail: { action: meta.action },
+  });
+  if (own.ticket.origin === 'user-login') await deps.store.sessions.delete(own.tokenHash);
+  return { ...added, user_id: own.userId, user_role: own.user.userRole };
+}
 
 /** Neither user_id nor login_ticket: one of them says whose factor it is. */
 export const WHOSE = [{ param: 'user_id', problem: 'missing', required_type: 'int' }] as const;
@@ -228,17 +249,14 @@ const userTotpConfirm = defineAction('user-totp-confirm', {
       subject: { userId, ip: meta.clientIp },
       detail: { kind: 'totp', recovery_codes: first },
     });
-    const added = { factor_id: input.factor_id, ...(first ? { recovery_codes: codes } : {}) };
-    if (own.ticket === null) return ok(added);
-    // The login the ticket came from is done, as user-login-secondfactor would finish it.
-    deps.audit.record({
-      event: 'login.succeeded',
-      reqid: meta.reqid,
-      subject: { userId, ip: meta.clientIp },
-      detail: { action: meta.action },
-    });
-    if (own.ticket.origin === 'user-login') await deps.store.sessions.delete(own.tokenHash);
-    return ok({ ...added, user_id: userId, user_role: own.user.userRole });
+    return ok(
+      await finishEnrolment(
+        deps,
+        own,
+        { factor_id: input.factor_id, ...(first ? { recovery_codes: codes } : {}) },
+        meta,
+      ),
+    );
   },
 });
 

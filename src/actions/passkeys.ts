@@ -17,7 +17,7 @@ import { hashToken } from '../domain/tokens.js';
 import type { passkeyActions } from '../protocol/actions/passkeys.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
-import { NO_SESSION, NOT_YOURS, WHOSE, atFactorLimit, enroller, ownSession } from './factors.js';
+import { NO_SESSION, NOT_YOURS, WHOSE, atFactorLimit, enroller, finishEnrolment, ownSession } from './factors.js';
 
 const OFF = 'Sorry, passkeys are not available here.';
 const DID_NOT_WORK = "Sorry, that passkey didn't work.";
@@ -156,17 +156,9 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
       subject: { userId, ip: meta.clientIp },
       detail: { kind: 'passkey', recovery_codes: first },
     });
-    const added = { factor_id: factorId, ...(first ? { recovery_codes: codes } : {}) };
-    if (ticket === null) return ok(added);
-    // The login the ticket came from is done, as user-login-secondfactor would finish it.
-    deps.audit.record({
-      event: 'login.succeeded',
-      reqid: meta.reqid,
-      subject: { userId, ip: meta.clientIp },
-      detail: { action: meta.action },
-    });
-    if (ticket.origin === 'user-login') await deps.store.sessions.delete(own.tokenHash);
-    return ok({ ...added, user_id: userId, user_role: own.user.userRole });
+    return ok(
+      await finishEnrolment(deps, own, { factor_id: factorId, ...(first ? { recovery_codes: codes } : {}) }, meta),
+    );
   },
 });
 
