@@ -36,6 +36,17 @@ export const RecoveryCodes = Type.Array(Type.String(), {
   description: 'the recovery codes, shown this once: each logs in once in place of a code',
 });
 
+/**
+ * What adding an active factor answers: its id and, for the first one, the recovery codes; with an enrolment ticket,
+ * also what user-login answers, since the login is done.
+ */
+export const FactorAdded = Type.Object({
+  factor_id: NullOnFailure(Type.String()),
+  recovery_codes: Type.Optional(RecoveryCodes),
+  user_id: Type.Optional(Type.Integer({ description: 'with login_ticket: the login is done, as user-login answers' })),
+  user_role: Type.Optional(Type.String({ description: 'with login_ticket: as user-login answers' })),
+});
+
 const Factor = Type.Object({
   factor_id: Type.String(),
   kind: Type.Union([Type.Literal('totp'), Type.Literal('passkey')]),
@@ -113,14 +124,7 @@ export const factorActions = {
       factor_id: FactorId,
       code: Code,
     }),
-    output: Type.Object({
-      factor_id: NullOnFailure(Type.String()),
-      recovery_codes: Type.Optional(RecoveryCodes),
-      user_id: Type.Optional(
-        Type.Integer({ description: 'with login_ticket: the login is done, as user-login answers' }),
-      ),
-      user_role: Type.Optional(Type.String({ description: 'with login_ticket: as user-login answers' })),
-    }),
+    output: FactorAdded,
   },
   'user-login-secondfactor': {
     summary:

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Id, JsonDict, LIMITS, NullOnFailure, Text } from '../schema-kit.js';
 import type { ActionSpec } from '../action-spec.js';
 import { USER_RATE } from '../rate-class.js';
-import { EnrolTicket, FactorName, PasskeyResponse, RecoveryCodes, SessionToken, UserId, Verified } from './factors.js';
+import { EnrolTicket, FactorAdded, FactorName, PasskeyResponse, SessionToken, UserId, Verified } from './factors.js';
 
 /**
  * Passkeys (docs/design.md#passkeys): a ceremony's options, registering a passkey, and a login with a passkey alone.
@@ -71,14 +71,7 @@ export const passkeyActions = {
       name: FactorName,
       response: PasskeyResponse,
     }),
-    output: Type.Object({
-      factor_id: NullOnFailure(Type.String()),
-      recovery_codes: Type.Optional(RecoveryCodes),
-      user_id: Type.Optional(
-        Type.Integer({ description: 'with login_ticket: the login is done, as user-login answers' }),
-      ),
-      user_role: Type.Optional(Type.String({ description: 'with login_ticket: as user-login answers' })),
-    }),
+    output: FactorAdded,
   },
   'user-login-passkey': {
     summary:
