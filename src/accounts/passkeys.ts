@@ -17,7 +17,7 @@ import { hashToken } from '../domain/tokens.js';
 import type { ChallengePurpose, FactorRecord, Store } from '../services/store/index.js';
 
 /** A ceremony's challenge lasts as long as a login ticket. */
-export const CHALLENGE_TTL_MS = 5 * 60_000;
+const CHALLENGE_TTL_MS = 5 * 60_000;
 /** ES256 and RS256: what platform authenticators and security keys make. */
 const ALGORITHMS = [-7, -257];
 
@@ -45,7 +45,7 @@ export interface Asker {
 }
 
 /** The user handle of a user's passkeys: the same for all of them (authenticators group by it), opaque. */
-export function userHandle(config: PasskeyConfig, userId: number): Uint8Array {
+function userHandle(config: PasskeyConfig, userId: number): Uint8Array {
   return createHmac('sha256', config.handleKey)
     .update(`passkey-user:${String(userId)}`)
     .digest()

@@ -7,7 +7,7 @@
  */
 import { hashToken, newToken } from '../domain/tokens.js';
 import type { Random } from '../domain/ports.js';
-import type { FactorMethods, UserRecord } from '../services/store/index.js';
+import type { FactorMethods, TicketRecord, UserRecord } from '../services/store/index.js';
 import { countFailedCheck } from './credentials.js';
 import type { CredentialDeps, CredentialRequest } from './credentials.js';
 import { verifyAssertion } from './passkeys.js';
@@ -205,22 +205,26 @@ export async function checkSecondStep(
 }
 
 /**
- * The user of a ticket that awaits its second step on this session, checked as the second step will check it
- * (unexpired, tries left, this session, the user's current generation, the account usable), but not spent: what
- * user-passkey-options needs before it makes a challenge. Null when the second step would refuse it.
+ * A ticket as its next step will find it: unexpired, tries left, for this session, of the user's current generation
+ * (no revocation since), the account usable. Not spent. Null when that step would refuse it.
  */
-export async function awaitingTicket(
-  deps: SecondStepDeps,
-  ticket: string,
-  sessionHash: string,
-): Promise<number | null> {
-  const found = await deps.store.factors.findTicket(hashToken(ticket), deps.clock.now());
+async function liveTicket(deps: SecondStepDeps, ticketHash: string, sessionHash: string): Promise<TicketRecord | null> {
+  const found = await deps.store.factors.findTicket(ticketHash, deps.clock.now());
   if (found === null || found.wrongTries >= TICKET_MAX_TRIES) return null;
   if (found.sessionHash !== null && found.sessionHash !== sessionHash) return null;
   const standing = (await deps.store.users.standings([found.userId])).get(found.userId);
   if (standing === undefined || standing.credentialGeneration !== found.generation) return null;
   if (!standing.isActive || standing.userRole === 'locked') return null;
-  return found.userId;
+  return found;
+}
+
+/** The user of a ticket awaiting its second step on this session (user-passkey-options makes a challenge for it). */
+export async function awaitingTicket(
+  deps: SecondStepDeps,
+  ticket: string,
+  sessionHash: string,
+): Promise<number | null> {
+  return (await liveTicket(deps, hashToken(ticket), sessionHash))?.userId ?? null;
 }
 
 export interface EnrolmentTicket {
@@ -239,17 +243,12 @@ export async function enrolmentTicket(
   ticket: string,
   sessionHash: string,
 ): Promise<EnrolmentTicket | null> {
-  const { factors, users } = deps.store;
   const ticketHash = hashToken(ticket);
-  const found = await factors.findTicket(ticketHash, deps.clock.now());
-  if (found === null || found.wrongTries >= TICKET_MAX_TRIES) return null;
-  if (found.sessionHash !== null && found.sessionHash !== sessionHash) return null;
-  const user = (await users.credentialsById(found.userId))?.user;
-  const standing = (await users.standings([found.userId])).get(found.userId);
-  if (user === undefined || standing === undefined || standing.credentialGeneration !== found.generation) return null;
-  if (!standing.isActive || standing.userRole === 'locked') return null;
-  const methods = await factors.methods(found.userId);
-  if (methods.totp || methods.passkey) return null;
+  const found = await liveTicket(deps, ticketHash, sessionHash);
+  if (found === null) return null;
+  const user = (await deps.store.users.credentialsById(found.userId))?.user;
+  const methods = await deps.store.factors.methods(found.userId);
+  if (user === undefined || methods.totp || methods.passkey) return null;
   return { user, ticketHash, origin: found.origin };
 }
 

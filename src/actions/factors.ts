@@ -107,16 +107,28 @@ const missingProof = (method: Proof['method']) =>
     : [{ param: 'code', problem: 'missing', required_type: 'str' } as const];
 
 /**
- * The answer of a factor just added: as it is, or, when it was added with a login's enrolment ticket, that login
- * finished as user-login-secondfactor would finish it (audited; user-login's session ended; user_id and user_role).
+ * What follows a factor becoming active, for either kind: the proof just made counts as a step-up of the session, the
+ * event is audited, and the answer is the factor (with its recovery codes when it is the first); when it was added
+ * with a login's enrolment ticket, that login is finished as user-login-secondfactor would finish it (audited;
+ * user-login's session ended; user_id and user_role).
  */
-export async function finishEnrolment<T extends object>(
+export async function factorAdded(
   deps: Deps,
   own: Extract<Enroller, { ok: true }>,
-  added: T,
+  kind: 'totp' | 'passkey',
+  added: { readonly factor_id: string; readonly recovery_codes: readonly string[] },
   meta: Meta,
-): Promise<T | (T & { user_id: number; user_role: string })> {
-  if (own.ticket === null) return added;
+): Promise<{ factor_id: string; recovery_codes?: string[]; user_id?: number; user_role?: string }> {
+  const first = added.recovery_codes.length > 0;
+  await deps.store.factors.markStepUp(own.tokenHash, deps.clock.now());
+  deps.audit.record({
+    event: 'factor.added',
+    reqid: meta.reqid,
+    subject: { userId: own.userId, ip: meta.clientIp },
+    detail: { kind, recovery_codes: first },
+  });
+  const answer = { factor_id: added.factor_id, ...(first ? { recovery_codes: [...added.recovery_codes] } : {}) };
+  if (own.ticket === null) return answer;
   deps.audit.record({
     event: 'login.succeeded',
     reqid: meta.reqid,
@@ -124,7 +136,7 @@ export async function finishEnrolment<T extends object>(
     detail: { action: meta.action },
   });
   if (own.ticket.origin === 'user-login') await deps.store.sessions.delete(own.tokenHash);
-  return { ...added, user_id: own.userId, user_role: own.user.userRole };
+  return { ...answer, user_id: own.userId, user_role: own.user.userRole };
 }
 
 /** Neither user_id nor login_ticket: one of them says whose factor it is. */
@@ -241,22 +253,7 @@ const userTotpConfirm = defineAction('user-totp-confirm', {
     const hashes = codes.map((code) => recoveryCodeHash(code) ?? '');
     if (!(await deps.store.factors.activate(userId, input.factor_id, step, now, hashes)))
       return fail('factor_not_found', { factor_id: null });
-    // The code just proved the factor on this session.
-    await deps.store.factors.markStepUp(own.tokenHash, now);
-    deps.audit.record({
-      event: 'factor.added',
-      reqid: meta.reqid,
-      subject: { userId, ip: meta.clientIp },
-      detail: { kind: 'totp', recovery_codes: first },
-    });
-    return ok(
-      await finishEnrolment(
-        deps,
-        own,
-        { factor_id: input.factor_id, ...(first ? { recovery_codes: codes } : {}) },
-        meta,
-      ),
-    );
+    return ok(await factorAdded(deps, own, 'totp', { factor_id: input.factor_id, recovery_codes: codes }, meta));
   },
 });
 

@@ -17,7 +17,7 @@ import { hashToken } from '../domain/tokens.js';
 import type { passkeyActions } from '../protocol/actions/passkeys.js';
 import { defineAction } from './define.js';
 import type { FamilyHandlers } from './define.js';
-import { NO_SESSION, NOT_YOURS, WHOSE, atFactorLimit, enroller, finishEnrolment, ownSession } from './factors.js';
+import { NO_SESSION, NOT_YOURS, WHOSE, atFactorLimit, enroller, factorAdded, ownSession } from './factors.js';
 
 const OFF = 'Sorry, passkeys are not available here.';
 const DID_NOT_WORK = "Sorry, that passkey didn't work.";
@@ -148,17 +148,7 @@ const userPasskeyRegister = defineAction('user-passkey-register', {
     // The user was deleted since (their session went with them), or this passkey is registered already.
     if (stored === 'no_user') return fail('session_not_found', none);
     if (stored === 'duplicate') return fail('passkey_invalid', none);
-    // Making a passkey proved the user's presence on this session, as a confirmed TOTP code does.
-    await deps.store.factors.markStepUp(own.tokenHash, now);
-    deps.audit.record({
-      event: 'factor.added',
-      reqid: meta.reqid,
-      subject: { userId, ip: meta.clientIp },
-      detail: { kind: 'passkey', recovery_codes: first },
-    });
-    return ok(
-      await finishEnrolment(deps, own, { factor_id: factorId, ...(first ? { recovery_codes: codes } : {}) }, meta),
-    );
+    return ok(await factorAdded(deps, own, 'passkey', { factor_id: factorId, recovery_codes: codes }, meta));
   },
 });
 
