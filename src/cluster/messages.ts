@@ -1,4 +1,5 @@
 /** The messages between the cluster primary and its workers (node:cluster IPC). */
+import type { Worker } from 'node:cluster';
 import type { WorkersReport } from '../http/health-report.js';
 
 /** Worker → primary: listening, at this URL, enforcing the policy of this SHA-256. */
@@ -90,4 +91,14 @@ export function isPrimaryMessage(message: unknown): message is PrimaryMessage {
     type === 'authsvc:policy' ||
     type === 'authsvc:listener-closed'
   );
+}
+
+/**
+ * Primary → one worker: a PrimaryMessage, or an admission or metrics answer. A worker that has just died
+ * still reads as connected until its exit is handled, and the write then fails (EPIPE): given a callback,
+ * node hands that error to it instead of emitting it as the Worker's 'error', which nobody handles. The
+ * message is dropped; the worker's exit handler takes over.
+ */
+export function sendToWorker(worker: Worker, message: object): void {
+  if (worker.isConnected()) worker.send(message, () => undefined);
 }

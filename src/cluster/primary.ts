@@ -30,7 +30,7 @@ import type { LoadedPolicy } from '../services/policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
 import { startCleanup } from '../services/store/cleanup-timer.js';
 import { planRestart } from './backoff.js';
-import { isListenerClosed, isPolicyRequest, isReady, isStartFailed } from './messages.js';
+import { isListenerClosed, isPolicyRequest, isReady, isStartFailed, sendToWorker } from './messages.js';
 import type { PrimaryMessage, ReadyMessage, StartFailedMessage } from './messages.js';
 import { policyKeeper } from './policy.js';
 import type { PolicyKeeper } from './policy.js';
@@ -86,12 +86,8 @@ const newSlot = (i: number): Slot => ({
   listenerClosed: false,
 });
 
-function send(worker: Worker, message: PrimaryMessage): void {
-  if (worker.isConnected()) worker.send(message);
-}
-
 function sendAll(primary: Primary, message: PrimaryMessage): void {
-  for (const s of primary.slots) if (s.worker !== null) send(s.worker, message);
+  for (const s of primary.slots) if (s.worker !== null) sendToWorker(s.worker, message);
 }
 
 /** The table of workers, for every worker's /health. */
@@ -132,7 +128,7 @@ function stop(primary: Primary, why: string, code = 0): void {
     s.timer = null;
     if (s.worker === null) continue;
     s.state = 'stopping';
-    send(s.worker, { type: 'authsvc:shutdown' });
+    sendToWorker(s.worker, { type: 'authsvc:shutdown' });
   }
   if (slots.every((s) => s.worker === null)) return finish(primary, code);
   setTimeout(() => {
@@ -155,7 +151,7 @@ function releaseHeldAnswers(primary: Primary): void {
   if (primary.stopping && !live.every((s) => s.listenerClosed)) return;
   for (const s of live) {
     if (!s.listenerClosed || s.worker === null) continue;
-    send(s.worker, { type: 'authsvc:listener-closed' });
+    sendToWorker(s.worker, { type: 'authsvc:listener-closed' });
     s.listenerClosed = false;
   }
 }
@@ -163,7 +159,7 @@ function releaseHeldAnswers(primary: Primary): void {
 function onReady(primary: Primary, slot: Slot, worker: Worker, message: ReadyMessage): void {
   if (slot.worker !== worker || primary.stopping) return;
   // A reload between the worker's request and its start: it gets the document in force now.
-  if (message.policySha256 !== primary.policy.sha256()) send(worker, primary.policy.message());
+  if (message.policySha256 !== primary.policy.sha256()) sendToWorker(worker, primary.policy.message());
   slot.state = 'up';
   if (!primary.everReady && primary.slots.every((s) => s.state === 'up')) {
     primary.everReady = true;
@@ -205,7 +201,7 @@ function onExit(primary: Primary, slot: Slot, worker: Worker, code: number, sign
 function channelTo(worker: Worker): Channel {
   return {
     send: (message) => {
-      if (worker.isConnected()) worker.send(message as object);
+      sendToWorker(worker, message as object);
     },
     onMessage: (listener) => void worker.on('message', listener),
   };
@@ -221,7 +217,7 @@ function fork(primary: Primary, slot: Slot): void {
   slot.state = 'starting';
   slot.startedAt = performance.now();
   worker.on('message', (message: unknown) => {
-    if (isPolicyRequest(message)) send(worker, primary.policy.message());
+    if (isPolicyRequest(message)) sendToWorker(worker, primary.policy.message());
     else if (isReady(message)) onReady(primary, slot, worker, message);
     else if (isStartFailed(message)) primary.startFailure ??= message;
     else if (isListenerClosed(message)) {
