@@ -18,6 +18,13 @@ const files = globSync('test/**/*.test.ts', { cwd: root })
   .filter((f) => f.startsWith(SUITE) === reliability)
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
+// The runner starts files in the order given. Those that start processes (the server, the CLI, npm, a browser)
+// take longest: started first, they no longer leave one core busy alone for the last minute of the run. They
+// import node:child_process or a helper that starts authsvc (test/cli/spawn.ts, admin-suite.ts,
+// test/helpers/process.ts, test/helpers/suite.ts).
+const STARTS_PROCESSES = /from '(node:child_process|[^']*\/(spawn|admin-suite|process|suite)\.js)'/;
+const heavy = new Set(files.filter((f) => STARTS_PROCESSES.test(readFileSync(join(root, f), 'utf8'))));
+files.sort((a, b) => Number(heavy.has(b)) - Number(heavy.has(a)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
@@ -91,9 +98,14 @@ if (build.status !== 0) {
 
 // exit-promptly.mjs: node's runner passes --import on to each file's process (docs/development.md).
 const preload = ['--import', 'tsx', '--import', './scripts/exit-promptly.mjs'];
+// Every test file is a process of its own, and many start the server or the CLI: each compiled the same
+// modules again. Node's compile cache keeps V8's code for them between processes and runs, inherited by every
+// child (unless the caller chose a folder).
+const compileCache = process.env.NODE_COMPILE_CACHE ?? join(root, 'node_modules', '.cache', 'authsvc-compile');
 const result = spawnSync(process.execPath, [...preload, '--test', ...concurrency, ...flags, ...files], {
   cwd: root,
   stdio: 'inherit',
+  env: { ...process.env, NODE_COMPILE_CACHE: compileCache },
 });
 const skipped = skippedServersLine();
 if (skipped !== null) console.log(`\n# ${skipped}`);

@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { cutProfile } from '../../bench/lib/profile.js';
 import type { BenchResults } from '../../bench/lib/report.js';
 import { PKG_DIR } from '../../src/package-dir.js';
+import { childEnv } from '../helpers/child-env.js';
 
 const out = mkdtempSync(join(tmpdir(), 'authsvc-bench-test-'));
 after(() => rmSync(out, { recursive: true, force: true }));
@@ -21,7 +22,7 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
     ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'bench', 'run.ts'), ...args],
     {
       cwd: PKG_DIR,
-      env: { PATH: process.env['PATH'] ?? '' },
+      env: childEnv(),
     },
   );
   let stdout = '';

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { PKG_DIR } from '../../src/package-dir.js';
+import { childEnv } from '../helpers/child-env.js';
 
 /**
  * The command line of `authsvc` (or `npm start` with entry start.ts): the built server in dist/, which
@@ -25,7 +26,7 @@ export function runAuthsvc(
 ): Promise<Finished> {
   const child = spawn(process.execPath, [...commandOf(options.entry ?? 'bin.ts', options.pkgDir), ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env['PATH'] ?? '', ...options.env },
+    env: childEnv(options.env),
   });
   let stdout = '';
   let stderr = '';
@@ -55,7 +56,7 @@ export function startAuthsvc(
 ): Promise<Started> {
   const child = spawn(process.execPath, [...commandOf(options.entry ?? 'bin.ts', options.pkgDir), ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env['PATH'] ?? '', ...options.env },
+    env: childEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -28,6 +28,7 @@ import { generateFernetKey } from '../../src/protocol/index.js';
 import { startAuthsvc } from '../cli/spawn.js';
 import type { Started } from '../cli/spawn.js';
 import { selfSignedCertificate } from '../mail/smtp-sink.js';
+import { childEnv } from '../helpers/child-env.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const IN_CI = process.env['CI'] === 'true';
@@ -84,7 +85,7 @@ interface Example {
 function startExample(env: Record<string, string>): Promise<Example> {
   const child = spawn(process.execPath, ['--import', 'tsx', join('examples', 'frontend', 'main.ts')], {
     cwd: PKG_DIR,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

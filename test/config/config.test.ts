@@ -8,6 +8,7 @@ import { readInputs } from '../../src/config/inputs.js';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { tempDir } from '../helpers/temp.js';
+import { childEnv } from '../helpers/child-env.js';
 
 const dir = tempDir('config');
 
@@ -172,7 +173,7 @@ describe('the authsvc command', () => {
       ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'bin.ts')],
       {
         cwd: dir,
-        env: { PATH: process.env['PATH'] ?? '' },
+        env: childEnv(),
         encoding: 'utf8',
         timeout: 30_000,
       },

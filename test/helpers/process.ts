@@ -15,6 +15,7 @@ import { PKG_DIR } from '../../src/package-dir.js';
 import { generateFernetKey, openJson, parseKeyring, sealJson } from '../../src/protocol/index.js';
 import type { Keyring } from '../../src/protocol/index.js';
 import { sessionNewBody } from './requests.js';
+import { childEnv } from './child-env.js';
 
 export interface AuthsvcProcess {
   readonly child: ChildProcess;
@@ -61,8 +62,7 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
     ],
     {
       cwd: PKG_DIR,
-      env: {
-        PATH: process.env['PATH'] ?? '',
+      env: childEnv({
         AUTHSVC_SECRET: secret,
         AUTHSVC_PIISALT: 'test-pii-salt',
         AUTHSVC_AUTHDB: 'sqlite:///authsvc.sqlite',
@@ -73,7 +73,7 @@ export async function spawnAuthsvc(options: SpawnOptions): Promise<AuthsvcProces
         AUTHSVC_RATELIMITS: 'none',
         AUTHSVC_LOGINBACKOFF: 'none',
         ...options.env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -11,6 +11,7 @@ import { loadPolicyFile } from '../../src/services/policy/load.js';
 import { describeProblem } from '../../src/services/policy/authoring/problems.js';
 import { generateFernetKey } from '../../src/protocol/index.js';
 import { tempDir } from '../helpers/temp.js';
+import { childEnv } from '../helpers/child-env.js';
 
 const DEFAULT_POLICY = join(PKG_DIR, 'policy', 'default.json');
 const defaultText = readFileSync(DEFAULT_POLICY, 'utf8');
@@ -282,14 +283,13 @@ describe('refusing a policy', () => {
       ['--import', import.meta.resolve('tsx'), join(PKG_DIR, 'src', 'bin.ts')],
       {
         cwd: dir,
-        env: {
-          PATH: process.env['PATH'] ?? '',
+        env: childEnv({
           AUTHSVC_SECRET: generateFernetKey(),
           AUTHSVC_PIISALT: 'pepper-pepper',
           AUTHSVC_AUTHDB: 'sqlite:///never.sqlite',
           AUTHSVC_BASEDIR: dir,
           AUTHSVC_PERMISSIONS: path,
-        },
+        }),
         encoding: 'utf8',
         timeout: 30_000,
       },

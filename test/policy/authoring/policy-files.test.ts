@@ -9,6 +9,7 @@ import { BLANK_ANSWERS, runSetup } from '../../../src/setup/autosetup.js';
 import { TEST_PASSHASH } from '../../helpers/server.js';
 import { createHasher } from '../../../src/accounts/password-hashing.js';
 import { tempDir } from '../../helpers/temp.js';
+import { childEnv } from '../../helpers/child-env.js';
 
 /**
  * Policy files as their authors meet them: the three policy CLIs read relative paths from the
@@ -28,7 +29,7 @@ function cli(name: string, args: string[], options: { cwd: string; initCwd?: str
       cwd: options.cwd,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { PATH: process.env['PATH'] ?? '', ...(options.initCwd === undefined ? {} : { INIT_CWD: options.initCwd }) },
+      env: childEnv(options.initCwd === undefined ? {} : { INIT_CWD: options.initCwd }),
     },
   );
 }
