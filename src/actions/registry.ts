@@ -17,6 +17,7 @@ import { lookupHandlers } from './lookup.js';
 import { passkeyHandlers } from './passkeys.js';
 import { passwordHandlers } from './password.js';
 import { sessionHandlers } from './session.js';
+import { deviceHandlers } from './devices.js';
 import { signupHandlers } from './signup.js';
 import { userDeleteHandlers } from './user-delete.js';
 import { userEditHandlers } from './user-edit.js';
@@ -27,6 +28,7 @@ export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
 
 export const registry: Registry = {
   ...sessionHandlers,
+  ...deviceHandlers,
   ...passwordHandlers,
   ...signupHandlers,
   ...loginHandlers,

@@ -4,7 +4,7 @@
  * must never reach it.
  */
 import { fail, invalid, ok } from '../domain/result.js';
-import { hashToken, newToken } from '../domain/tokens.js';
+import { hashToken, newSessionId, newToken } from '../domain/tokens.js';
 import { formatDateTime, formatOptionalDateTime, LIMITS, parseDateTime } from '../protocol/index.js';
 import type { ActionOutput } from '../protocol/index.js';
 import type { sessionActions } from '../protocol/actions/session.js';
@@ -17,6 +17,12 @@ import type { FamilyHandlers } from './define.js';
 import { normaliseIp } from '../protocol/addresses.js';
 
 const DAY_MS = 86_400_000;
+
+/**
+ * session-exists writes a session's last_seen at most this often (docs/design.md#devices): the frontend calls it on
+ * every page, and a read must stay a read.
+ */
+export const SESSION_SEEN_EVERY_MS = 5 * 60_000;
 
 type SessionInfo = NonNullable<ActionOutput<'session-exists'>['session_info']>;
 
@@ -41,6 +47,8 @@ function sessionInfo({ user, session }: SessionWithUser, token: string): Session
     created: formatDateTime(session.created),
     expires: formatDateTime(session.expires),
     extra_info_json: session.extraInfo,
+    session_id: session.sessionId,
+    last_seen: formatDateTime(session.lastSeen),
   };
 }
 
@@ -51,7 +59,7 @@ const sessionNew = defineAction('session-new', {
   },
   async handle(deps, input, meta) {
     const now = deps.clock.now();
-    const none = { session_token: null, expires: null };
+    const none = { session_token: null, expires: null, session_id: null };
     let expires: number;
     if (input.expires === undefined) {
       expires = now + deps.settings.sessionExpiryDays * DAY_MS;
@@ -65,9 +73,12 @@ const sessionNew = defineAction('session-new', {
       expires = at;
     }
     const token = newToken(deps.random);
+    const sessionId = newSessionId(deps.random);
     const userId = input.user_id ?? ANONYMOUS_ID;
     const created = await deps.store.sessions.create({
       tokenHash: hashToken(token),
+      sessionId,
+      lastSeen: now,
       userId,
       ipAddress: normaliseIp(input.ip_address),
       userAgent: input.user_agent,
@@ -77,7 +88,7 @@ const sessionNew = defineAction('session-new', {
     });
     if (!created) return fail('user_not_found', none);
     deps.audit.record({ event: 'session.created', reqid: meta.reqid, subject: { userId, ip: input.ip_address } });
-    return ok({ session_token: token, expires: formatDateTime(expires) });
+    return ok({ session_token: token, expires: formatDateTime(expires), session_id: sessionId });
   },
 });
 
@@ -87,8 +98,13 @@ const sessionExists = defineAction('session-exists', {
     failures: { session_not_found: 'Session look up failed.' },
   },
   async handle(deps, input) {
-    const found = await deps.store.sessions.findWithUser(hashToken(input.session_token), deps.clock.now());
+    const tokenHash = hashToken(input.session_token);
+    const now = deps.clock.now();
+    const found = await deps.store.sessions.findWithUser(tokenHash, now);
     if (found === null) return fail('session_not_found', { session_info: null });
+    // One write per session per interval (the statement re-checks, so two workers write it once).
+    const staleBefore = now - SESSION_SEEN_EVERY_MS;
+    if (found.session.lastSeen < staleBefore) await deps.store.sessions.touch(tokenHash, now, staleBefore);
     return ok({ session_info: sessionInfo(found, input.session_token) });
   },
 });

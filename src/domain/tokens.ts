@@ -16,6 +16,11 @@ export function newToken(random: Random): string {
   return random.bytes(32).toString('base64url');
 }
 
+/** A session's public id (docs/design.md#devices): 16 random bytes, base64url, 22 characters; not the token's hash. */
+export function newSessionId(random: Random): string {
+  return random.bytes(16).toString('base64url');
+}
+
 /**
  * Tokens are stored only as SHA-256 hashes (hex): a copy of the database then opens no session.
  * A plain hash suffices because the tokens carry 256 bits of entropy (no dictionary to try).

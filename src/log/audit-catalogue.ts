@@ -101,11 +101,18 @@ export const AUDIT_EVENTS = {
   },
   'session.ended': {
     level: 'info',
-    description: 'Sessions were ended on request: user-logout, session-delete or session-delete-userid.',
+    description:
+      'Sessions were ended on request: user-logout, session-delete, session-delete-userid or session-revoke (one ' +
+      'device logged out by its user or a superuser; the subject is the session’s user).',
     detail: {
       action: action('The action that ended them.'),
       sessions: { type: 'number', about: 'Sessions ended.' },
       kept_current: { type: 'boolean', optional: true, about: 'session-delete-userid: the caller’s session was kept.' },
+      by_superuser: {
+        type: 'boolean',
+        optional: true,
+        about: 'session-revoke: a superuser ended another user’s session.',
+      },
     },
   },
   'apikey.issued': {

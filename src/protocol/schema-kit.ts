@@ -27,6 +27,9 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
 /** Column sizes shared by the schemas and the migrations. */
 export const LIMITS = {
   token: 512, // any presented token; ours are 43 characters
+  sessionId: 64, // a presented session id; ours are 22 characters
+  /** How many sessions session-list shows at most. */
+  sessionList: 100,
   ipAddress: 64,
   userAgent: 1024,
   email: 280,

@@ -133,7 +133,7 @@ forEachDatabase((db) => {
   });
 
   describe('session-exists', () => {
-    it('returns session_info with exactly the reference keys', async () => {
+    it("returns session_info with exactly the reference keys, and the session's public id and last_seen", async () => {
       const token = await tokenOf({ ip_address: '198.51.100.1', extra_info_json: { cart: [1, 2] } });
       const reply = await server.call('session-exists', { session_token: token });
       assert.equal(reply.success, true);
@@ -154,6 +154,8 @@ forEachDatabase((db) => {
         'is_active',
         'last_login_success',
         'last_login_try',
+        'last_seen',
+        'session_id',
         'session_token',
         'system_id',
         'user_agent',

@@ -242,6 +242,25 @@ describe('the audit events', () => {
       out.map((e) => [e.event, e.detail]),
       [['session.ended', { action: 'user-logout', sessions: 1 }]],
     );
+    const here = await openSession(server, adaId);
+    const phone = await server.call('session-new', {
+      ip_address: '198.51.100.9',
+      user_agent: 'phone',
+      user_id: adaId,
+      extra_info_json: {},
+    });
+    assert.ok(phone.success);
+    const revoked = await during(() =>
+      server.call('session-revoke', {
+        user_id: adaId,
+        session_token: here,
+        target_session_id: phone.response.session_id,
+      }),
+    );
+    assert.deepEqual(
+      revoked.map((e) => [e.event, e.detail]),
+      [['session.ended', { action: 'session-revoke', sessions: 1, by_superuser: false }]],
+    );
   });
 
   it('records a failed mail at warn', async () => {

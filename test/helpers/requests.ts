@@ -99,6 +99,8 @@ export function validRequests(cast: RequestCast): { [K in ActionName]: Body } {
     'session-delete': { session_token: token },
     'session-delete-userid': { session_token: token, user_id: user.id, keep_current_session: true },
     'internal-session-edit': { target_session_token: token, update_dict: { a: 2 } },
+    'session-list': { user_id: user.id, session_token: token },
+    'session-revoke': { user_id: user.id, session_token: token, target_session_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
     'user-validatepass': { password: 'a fine long passphrase', email: 'a@example.org', full_name: 'A B' },
     'user-new': { full_name: 'Jane Doe', email: newcomer, password },
     'user-login': { session_token: token, email: user.email, password },

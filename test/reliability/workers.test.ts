@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachDatabase, urlOf } from '../helpers/databases.js';
 import { headersOnly, openSessionOn, postOnce, spawnAuthsvc } from '../helpers/process.js';
+import type { AuthsvcProcess } from '../helpers/process.js';
 
 type Entry = { slot: number; pid: number | null; state: string; restarts: number };
 const workersOf = (body: Record<string, unknown>) =>
@@ -144,30 +145,50 @@ describe('--workers 1', () => {
 
 forEachDatabase((db) => {
   describe('--workers 2 on one database', () => {
+    let server: AuthsvcProcess;
+    before(async () => {
+      server = await spawnAuthsvc({ workers: 2, env: { AUTHSVC_AUTHDB: urlOf(await db.fresh()) } });
+    });
+    after(() => server.stop());
+    const ask = async (action: string, body: Record<string, unknown>): Promise<Record<string, unknown>> =>
+      server.open((await postOnce(server.url, server.seal(action, body))).text);
+
     it('loses no concurrent write: 20 edits of one session through two workers keep 20 items', async () => {
-      const server = await spawnAuthsvc({ workers: 2, env: { AUTHSVC_AUTHDB: urlOf(await db.fresh()) } });
-      try {
-        const token = await openSessionOn(server);
-        const edits = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            postOnce(
-              server.url,
-              server.seal('internal-session-edit', { target_session_token: token, update_dict: { [`k${i}`]: i } }),
-            ),
+      const token = await openSessionOn(server);
+      const edits = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          postOnce(
+            server.url,
+            server.seal('internal-session-edit', { target_session_token: token, update_dict: { [`k${i}`]: i } }),
           ),
-        );
-        for (const edit of edits) {
-          assert.equal(edit.status, 200);
-          assert.equal(server.open(edit.text)['success'], true);
-        }
-        const stored = server.open(
-          (await postOnce(server.url, server.seal('session-exists', { session_token: token }))).text,
-        );
-        const info = (stored['response'] as { session_info: { extra_info_json: object } }).session_info;
-        assert.equal(Object.keys(info.extra_info_json).length, 20);
-      } finally {
-        await server.stop();
+        ),
+      );
+      for (const edit of edits) {
+        assert.equal(edit.status, 200);
+        assert.equal(server.open(edit.text)['success'], true);
       }
+      const stored = await ask('session-exists', { session_token: token });
+      const info = (stored['response'] as { session_info: { extra_info_json: object } }).session_info;
+      assert.equal(Object.keys(info.extra_info_json).length, 20);
+    });
+
+    it('refuses a session revoked through one worker on every worker at once', async () => {
+      const here = await openSessionOn(server);
+      const lost = await openSessionOn(server);
+      const info = await ask('session-exists', { session_token: lost });
+      const id = (info['response'] as { session_info: { session_id: string } }).session_info.session_id;
+      // Each request on a connection of its own: node:cluster hands new connections to the workers in turn, so
+      // four in a row reach both of them.
+      const everywhere = async (): Promise<boolean[]> => {
+        const seen: boolean[] = [];
+        for (let i = 0; i < 4; i++)
+          seen.push((await ask('session-exists', { session_token: lost }))['success'] === true);
+        return seen;
+      };
+      assert.deepEqual(await everywhere(), [true, true, true, true]);
+      const revoked = await ask('session-revoke', { user_id: 1, session_token: here, target_session_id: id });
+      assert.equal(revoked['success'], true, JSON.stringify(revoked));
+      assert.deepEqual(await everywhere(), [false, false, false, false]);
     });
   });
 });

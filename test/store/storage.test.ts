@@ -162,10 +162,12 @@ forEachDatabase((db) => {
       assert.ok(
         await store.sessions.create({
           tokenHash: hash,
+          sessionId: hash.slice(0, 22),
           userId: 1,
           ipAddress: '192.0.2.1',
           userAgent: 'ua',
           created: now,
+          lastSeen: now,
           expires: now + HOUR,
           extraInfo: {},
         }),
@@ -180,10 +182,12 @@ forEachDatabase((db) => {
   describe('the hot statements (prepared once, run without knex)', () => {
     const session = (tokenHash: string, userId: number) => ({
       tokenHash,
+      sessionId: tokenHash.slice(0, 22),
       userId,
       ipAddress: '192.0.2.1',
       userAgent: 'ua',
       created: clock.now(),
+      lastSeen: clock.now(),
       expires: clock.now() + HOUR,
       extraInfo: { k: 'v' },
     });
@@ -256,10 +260,12 @@ forEachDatabase((db) => {
       const now = clock.now();
       await store.sessions.create({
         tokenHash: 'cd'.repeat(32),
+        sessionId: 'cd'.repeat(11),
         userId: 2,
         ipAddress: '::1',
         userAgent: 'ua',
         created: now,
+        lastSeen: now,
         expires: at,
         extraInfo: {},
       });
@@ -282,10 +288,12 @@ forEachDatabase((db) => {
       const now = clock.now();
       await store.sessions.create({
         tokenHash: 'ef'.repeat(32),
+        sessionId: 'ef'.repeat(11),
         userId: 1,
         ipAddress: '::1',
         userAgent: 'ua',
         created: now,
+        lastSeen: now,
         expires: now + HOUR,
         extraInfo,
       });
@@ -353,10 +361,12 @@ forEachDatabase((db) => {
       const session = (hash: string, expires: number) =>
         store.sessions.create({
           tokenHash: hash,
+          sessionId: hash.slice(0, 22),
           userId: 1,
           ipAddress: '::1',
           userAgent: 'ua',
           created: now - 2 * HOUR,
+          lastSeen: now - 2 * HOUR,
           expires,
           extraInfo: {},
         });

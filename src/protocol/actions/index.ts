@@ -5,6 +5,7 @@ import { loginActions } from './login.js';
 import { lookupActions } from './lookup.js';
 import { passwordActions } from './password.js';
 import { sessionActions } from './session.js';
+import { deviceActions } from './devices.js';
 import { signupActions } from './signup.js';
 import { userDeleteActions } from './user-delete.js';
 import { userEditActions } from './user-edit.js';
@@ -22,6 +23,7 @@ import { passkeyActions } from './passkeys.js';
  */
 export const actionSpecs = {
   ...sessionActions,
+  ...deviceActions,
   ...passwordActions,
   ...signupActions,
   ...loginActions,

@@ -3,7 +3,7 @@ import { DateTimeOut, Id, IpAddress, JsonDict, LIMITS, Nullable, NullOnFailure, 
 import type { ActionSpec } from '../action-spec.js';
 import { INTERNAL_RATE, SESSION_RATE } from '../rate-class.js';
 
-const SessionToken = Text(LIMITS.token, { description: 'the session token (a cookie value)' });
+export const SessionToken = Text(LIMITS.token, { description: 'the session token (a cookie value)' });
 
 /** The session itself, as internal-session-edit returns it. */
 export const SessionRecord = Type.Object({
@@ -16,9 +16,11 @@ export const SessionRecord = Type.Object({
   extra_info_json: Type.Record(Type.String(), Type.Unknown()),
 });
 
-/** `session_info` of session-exists: the reference's keys, the session's and its user's. */
+/** `session_info` of session-exists: the reference's keys, the session's and its user's, and the session's public id. */
 export const SessionInfo = Type.Object({
   ...SessionRecord.properties,
+  session_id: Type.String({ description: "the session's public id (never its token): session-list, session-revoke" }),
+  last_seen: DateTimeOut({ description: 'when session-exists last saw it (to within 5 minutes)' }),
   system_id: Type.String(),
   full_name: Nullable(Type.String()),
   email: Type.String(),
@@ -53,6 +55,7 @@ export const sessionActions = {
     output: Type.Object({
       session_token: NullOnFailure(Type.String()),
       expires: NullOnFailure(DateTimeOut()),
+      session_id: NullOnFailure(Type.String({ description: "the session's public id (never its token)" })),
     }),
   },
   'session-exists': {

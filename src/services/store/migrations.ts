@@ -9,14 +9,16 @@
  * trailing-space-insensitive). User ids are `int unsigned` there, and so is every column referencing them (a foreign
  * key needs the same type); indexed strings stay under InnoDB's 3072-byte key limit (280 characters × 4 bytes).
  */
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { LIMITS } from '../../protocol/index.js';
 import type { Dialect } from './dialect.js';
 
 const HASH = 64; // SHA-256 hex
-/** A factor's public id: 16 random bytes, base64url. */
+/** A factor's and a session's public id: 16 random bytes, base64url. */
 const FACTOR_ID = 22;
+const SESSION_ID = 22;
 
 interface Columns {
   time(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder;
@@ -295,12 +297,54 @@ function passkeyChallenges(dialect: Dialect): Knex.Migration {
   };
 }
 
+/**
+ * A session's public id and when it was last seen (docs/design.md#devices): the id names a session to its user
+ * (session-list, session-revoke) without its token. The sessions open before this migration get random ids here,
+ * in batches, and were last seen when created.
+ */
+function sessionDevices(dialect: Dialect): Knex.Migration {
+  return {
+    async up(knex) {
+      const { c } = await tableMaker(knex, dialect);
+      if (!(await knex.schema.hasColumn('sessions', 'session_id'))) {
+        await knex.schema.alterTable('sessions', (t) => {
+          // Nullable in the schema (a NOT NULL column added to a table with rows needs a default), never null in a row.
+          c.exact(t, 'session_id', SESSION_ID).nullable().unique();
+          c.time(t, 'last_seen').nullable();
+        });
+      }
+      await knex('sessions')
+        .whereNull('last_seen')
+        .update({ last_seen: knex.ref('created') });
+      for (;;) {
+        const rows = (await knex('sessions').select('token_hash').whereNull('session_id').limit(500)) as Array<{
+          token_hash: string;
+        }>;
+        if (rows.length === 0) break;
+        for (const { token_hash } of rows) {
+          await knex('sessions')
+            .update({ session_id: randomBytes(16).toString('base64url') })
+            .where({ token_hash });
+        }
+      }
+    },
+    async down(knex) {
+      await knex.schema.alterTable('sessions', (t) => {
+        t.dropUnique(['session_id']);
+        t.dropColumn('session_id');
+        t.dropColumn('last_seen');
+      });
+    },
+  };
+}
+
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
   const migrations: Record<string, Knex.Migration> = {
     '0001_initial': initial(dialect),
     '0002_credential_generation': credentialGeneration,
     '0003_second_factors': secondFactors(dialect),
     '0004_passkey_challenges': passkeyChallenges(dialect),
+    '0005_session_devices': sessionDevices(dialect),
   };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),

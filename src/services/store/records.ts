@@ -28,11 +28,15 @@ export interface UserRecord {
 
 export interface SessionRecord {
   readonly tokenHash: string;
+  /** Its public id (docs/design.md#devices): names the session to its user, never the token. */
+  readonly sessionId: string;
   readonly userId: number;
   readonly ipAddress: string;
   readonly userAgent: string;
   readonly created: number;
   readonly expires: number;
+  /** When session-exists last saw it, to within SESSION_SEEN_EVERY_MS; its creation at first. */
+  readonly lastSeen: number;
   readonly extraInfo: JsonObject;
 }
 
@@ -66,6 +70,8 @@ export const SESSION_COLUMNS = [
   'created',
   'expires',
   'extra_info_json',
+  'session_id',
+  'last_seen',
 ] as const;
 
 export type Row = Readonly<Record<string, unknown>>;

@@ -24,6 +24,14 @@ export interface SessionRepo {
   delete(tokenHash: string): Promise<boolean>;
   /** Deletes the user's sessions except `keepHash` (when given); returns how many. */
   deleteForUser(userId: number, keepHash: string | null): Promise<number>;
+  /** The user's unexpired sessions, the most recently seen first, at most `limit` (docs/design.md#devices). */
+  listForUser(userId: number, now: number, limit: number): Promise<SessionRecord[]>;
+  /** The unexpired session of this public id. */
+  findById(sessionId: string, now: number): Promise<SessionRecord | null>;
+  /** Deletes the session of this public id if it is `userId`'s; false when there is none. */
+  deleteById(sessionId: string, userId: number): Promise<boolean>;
+  /** Sets last_seen to `now` unless it is at or after `staleBefore` already (written once per interval). */
+  touch(tokenHash: string, now: number, staleBefore: number): Promise<void>;
   /**
    * Compare-and-swap of extra_info_json: writes `next` only if the stored value is still `previous`
    * and the session has not expired, so two concurrent edits never lose one another's items.
@@ -63,11 +71,11 @@ export function sessionRepo(db: Db): SessionRepo {
   );
 
   // One statement: the session is inserted only if its user exists, and the count of rows it
-  // inserted says which happened (no second SELECT). Placeholders: the six values, then the user id.
+  // inserted says which happened (no second SELECT). Placeholders: the eight values, then the user id.
   const insert = db.hot('authsvc_session_insert', () =>
-    knex.into(knex.raw('?? (??, ??, ??, ??, ??, ??, ??)', ['sessions', ...SESSION_COLUMNS])).insert(
+    knex.into(knex.raw(`?? (${SESSION_COLUMNS.map(() => '??').join(', ')})`, ['sessions', ...SESSION_COLUMNS])).insert(
       knex(USERS.name)
-        .select(knex.raw('?, user_id, ?, ?, ?, ?, ?', ['', '', '', 0, 0, '']))
+        .select(knex.raw('?, user_id, ?, ?, ?, ?, ?, ?, ?', ['', '', '', 0, 0, '', '', 0]))
         .where('user_id', 0),
     ),
   );
@@ -89,6 +97,8 @@ export function sessionRepo(db: Db): SessionRepo {
         t(session.created),
         t(session.expires),
         jsonToDb(session.extraInfo),
+        session.sessionId,
+        t(session.lastSeen),
         session.userId,
       ]);
       return inserted > 0;
@@ -116,6 +126,38 @@ export function sessionRepo(db: Db): SessionRepo {
       const query = sessions().delete().where('user_id', userId);
       if (keepHash !== null) void query.andWhereNot('token_hash', keepHash);
       return query;
+    },
+
+    async listForUser(userId, now, limit) {
+      const rows = (await sessions()
+        .select(SESSION_COLUMNS)
+        .where('user_id', userId)
+        .andWhere('expires', '>', t(now))
+        .orderBy([
+          { column: 'last_seen', order: 'desc' },
+          { column: 'session_id', order: 'asc' },
+        ])
+        .limit(limit)) as Row[];
+      return rows.map(sessionRecord);
+    },
+
+    async findById(sessionId, now) {
+      const row = (await sessions()
+        .first(SESSION_COLUMNS)
+        .where('session_id', sessionId)
+        .andWhere('expires', '>', t(now))) as Row | undefined;
+      return row === undefined ? null : sessionRecord(row);
+    },
+
+    async deleteById(sessionId, userId) {
+      return (await sessions().delete().where('session_id', sessionId).andWhere('user_id', userId)) > 0;
+    },
+
+    async touch(tokenHash, now, staleBefore) {
+      await sessions()
+        .update({ last_seen: t(now) })
+        .where('token_hash', tokenHash)
+        .andWhere('last_seen', '<', t(staleBefore));
     },
 
     async swapExtraInfo(tokenHash, previous, next, now) {

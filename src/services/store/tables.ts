@@ -48,7 +48,7 @@ export const USERS: Table = {
 export const SESSIONS: Table = {
   name: 'sessions',
   idColumn: 'token_hash',
-  timeColumns: ['created', 'expires'],
+  timeColumns: ['created', 'expires', 'last_seen'],
   boolColumns: [],
   intColumns: ['user_id'],
   jsonColumns: ['extra_info_json'],
@@ -202,6 +202,8 @@ export interface SessionColumns {
   readonly created: number;
   readonly expires: number;
   readonly extra_info_json: JsonObject | null;
+  readonly session_id: string;
+  readonly last_seen: number | null;
 }
 
 /** The plain record the repos return, from a sessions row with every column of `SESSION_COLUMNS`. */
@@ -209,11 +211,13 @@ export function sessionRecord(row: Row): SessionRecord {
   const c = rowToColumns(SESSIONS, row) as unknown as SessionColumns;
   return {
     tokenHash: c.token_hash,
+    sessionId: c.session_id,
     userId: c.user_id,
     ipAddress: c.ip_address,
     userAgent: c.user_agent,
     created: c.created,
     expires: c.expires,
+    lastSeen: c.last_seen ?? c.created,
     extraInfo: c.extra_info_json ?? {},
   };
 }
