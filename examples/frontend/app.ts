@@ -476,13 +476,40 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   // --- second factors ------------------------------------------------------------------------------------
   const securityPage = async (ctx: Ctx, extra: Html = html``): Promise<void> => {
     const v = ctx.state.visitor;
-    const listed = await call('user-factor-list', { user_id: v.userId, session_token: v.token }, ipOpts(ctx));
+    const asker = { user_id: v.userId, session_token: v.token };
+    const [listed, devices] = await Promise.all([
+      call('user-factor-list', asker, ipOpts(ctx)),
+      call('session-list', asker, ipOpts(ctx)),
+    ]);
     if (!listed.success) return render(ctx, 'Security', problem(listed.messages));
+    if (!devices.success) return render(ctx, 'Security', problem(devices.messages));
     const factors = listed.response.factors.filter((f) => f.active);
+    const others = devices.response.sessions.filter((d) => !d.current);
     render(
       ctx,
       'Security',
       html`${extra}
+        <h2>Devices</h2>
+        <ul id="devices">
+          ${devices.response.sessions.map(
+            (d) =>
+              html`<li class="device" data-session-id="${d.session_id}">
+                ${d.user_agent} from ${d.ip_address}, signed in ${d.created}, last seen ${d.last_seen}
+                ${
+                  d.current
+                    ? html`<strong class="this-device">(this device)</strong>`
+                    : form(
+                        '/security/devices/revoke',
+                        csrf(ctx),
+                        `revoke-${d.session_id}`,
+                        hidden('session_id', d.session_id),
+                        'Sign out',
+                      )
+                }
+              </li>`,
+          )}
+        </ul>
+        ${others.length === 0 ? html`` : form('/security/devices/others', csrf(ctx), 'revoke-others-form', html``, 'Sign out every other device')}
         <h2>Second factors</h2>
         ${
           factors.length === 0
@@ -511,6 +538,25 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         ${codes.map((code) => html`<li><code>${code}</code></li>`)}
       </ul>`;
   router.get('/security', requireLogin, (ctx) => securityPage(ctx));
+  // A device signed out from here is refused by authsvc at its next request; its cookie then opens nothing.
+  router.post('/security/devices/revoke', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const reply = await call(
+      'session-revoke',
+      { user_id: v.userId, session_token: v.token, target_session_id: ctx.state.form['session_id'] ?? '' },
+      ipOpts(ctx),
+    );
+    return securityPage(ctx, reply.success ? notice('That device is signed out.') : problem(reply.messages));
+  });
+  router.post('/security/devices/others', requireLogin, async (ctx) => {
+    const v = ctx.state.visitor;
+    const reply = await call(
+      'session-delete-userid',
+      { user_id: v.userId, session_token: v.token, keep_current_session: true },
+      ipOpts(ctx),
+    );
+    return securityPage(ctx, reply.success ? notice('Every other device is signed out.') : problem(reply.messages));
+  });
   router.post('/security/totp', requireLogin, async (ctx) => {
     const v = ctx.state.visitor;
     const started = await call(

@@ -67,6 +67,9 @@ function startServer(work: string, secret: string, smtpPort: number, passkeyOrig
       AUTHSVC_EMAILPORT: String(smtpPort),
       // No internet here: the compromised-password lookup would only wait for its timeout.
       AUTHSVC_PWNEDURL: 'none',
+      // Every browser of these tests comes from 127.0.0.1, and they sign up and log in three people within a minute:
+      // more than the per-address limits of one person's sign-up mails and logins.
+      AUTHSVC_RATELIMITS: 'user-sendemail-signup:10;user-login:30',
       ...(passkeyOrigin === undefined
         ? {}
         : { AUTHSVC_PASSKEYORIGINS: passkeyOrigin, AUTHSVC_PASSKEYRPID: 'localhost' }),
@@ -436,6 +439,52 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     const used = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
     assert.ok((used[0]?.signCount ?? 0) >= 3, JSON.stringify(used[0]?.signCount));
     assert.deepEqual(refused, []);
+  });
+
+  it('lists the devices, this one marked, and signs out one other device, then every other', async () => {
+    assert.ok(browser !== undefined && example !== undefined);
+    const email = 'linus@example.org';
+    const password = 'Monolithic-kernel-1991!';
+    // Three devices: browser contexts of their own, so three cookie jars and three sessions.
+    const devices = await Promise.all([1, 2, 3].map(() => browser!.createBrowserContext()));
+    const pages = await Promise.all(devices.map((d) => d.newPage()));
+    const [here, ...elsewhere] = pages.map((p) => ({ page: p, ...browse(p, example!.url) }));
+    assert.ok(here !== undefined);
+    await here.open('/signup');
+    await here.submit('signup-form', { full_name: 'Linus T', email, password });
+    await here.open('/verify');
+    await here.submit('verify-form', { email, code: await mailedCode(example.sinkUrl, email, 'verify your account') });
+    for (const device of [...elsewhere, here]) {
+      await device.open('/login');
+      await device.submit('login-form', { email, password });
+      assert.match(await device.text('#whoami'), /linus@example\.org/);
+    }
+    const signedIn = async (): Promise<boolean[]> =>
+      Promise.all(
+        elsewhere.map(async (d) => {
+          await d.open('/');
+          return (await d.page.$('#whoami')) !== null;
+        }),
+      );
+
+    await here.open('/security');
+    const listed = await here.page.$$('#devices li.device');
+    assert.equal(listed.length, 3, 'three devices');
+    assert.equal((await here.page.$$('#devices .this-device')).length, 1, 'this one marked');
+    await here.shot('devices');
+    const firstOther = await here.page.$('#devices form button[type="submit"]');
+    assert.ok(firstOther !== null);
+    await Promise.all([here.page.waitForNavigation(), firstOther.click()]);
+    assert.match(await here.text('main .message'), /signed out/);
+    assert.equal((await here.page.$$('#devices li.device')).length, 2);
+    assert.deepEqual((await signedIn()).sort(), [false, true], 'one of the other two is signed out');
+
+    await here.submit('revoke-others-form', {});
+    assert.match(await here.text('main .message'), /Every other device/);
+    assert.equal((await here.page.$$('#devices li.device')).length, 1);
+    assert.deepEqual(await signedIn(), [false, false]);
+    assert.match(await here.text('#whoami'), /linus@example\.org/, 'this device stays signed in');
+    await Promise.all(devices.map((d) => d.close()));
   });
 });
 
