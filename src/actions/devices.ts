@@ -6,32 +6,27 @@
  */
 import { ANONYMOUS_ID, DUMMY_ID } from '../domain/fixed-accounts.js';
 import { fail, ok } from '../domain/result.js';
-import { hashToken } from '../domain/tokens.js';
 import { formatDateTime, LIMITS } from '../protocol/index.js';
 import type { deviceActions } from '../protocol/actions/devices.js';
-import type { SessionWithUser } from '../services/store/index.js';
 import { defineAction } from './define.js';
 import type { Deps, FamilyHandlers } from './define.js';
-import { NO_SESSION, NOT_YOURS } from './factors.js';
+import { NO_SESSION, NOT_YOURS, ownSession } from './factors.js';
 
 const isSystemAccount = (userId: number): boolean => userId === ANONYMOUS_ID || userId === DUMMY_ID;
 
-/** The asking session, which must be `userId`'s and not a system account's. */
+/** The asking session, which must be `userId`'s (ownSession) and not a system account's. */
 async function asker(
   deps: Deps,
   sessionToken: string,
   userId: number,
 ): Promise<
-  | { readonly ok: true; readonly tokenHash: string; readonly found: SessionWithUser; readonly superuser: boolean }
+  | { readonly ok: true; readonly tokenHash: string; readonly superuser: boolean }
   | { readonly ok: false; readonly code: 'session_not_found' | 'session_user_mismatch' | 'system_account' }
 > {
-  const tokenHash = hashToken(sessionToken);
-  const found = await deps.store.sessions.findWithUser(tokenHash, deps.clock.now());
-  if (found === null) return { ok: false, code: 'session_not_found' };
-  if (found.user.userId !== userId) return { ok: false, code: 'session_user_mismatch' };
+  const own = await ownSession(deps, sessionToken, userId);
+  if (!own.ok) return own;
   if (isSystemAccount(userId)) return { ok: false, code: 'system_account' };
-  const superuser = found.user.userRole === 'superuser' && found.user.isActive;
-  return { ok: true, tokenHash, found, superuser };
+  return { ok: true, tokenHash: own.tokenHash, superuser: own.user.userRole === 'superuser' && own.user.isActive };
 }
 
 const SYSTEM = "The system accounts' sessions are not listed or ended one by one.";
