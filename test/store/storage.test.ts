@@ -11,6 +11,7 @@ import { timeToDb } from '../../src/services/store/dialect.js';
 import { openStore } from '../../src/services/store/index.js';
 import type { Store } from '../../src/services/store/index.js';
 import { MAINTENANCE_LIMITS } from '../../src/services/store/db.js';
+import { MIGRATIONS_TABLE, migrationSource } from '../../src/services/store/migrations.js';
 import { openDb } from '../../src/services/store/open-db.js';
 import { seedFixedAccounts } from '../../src/services/store/seed.js';
 import type { DatabaseTarget } from '../../src/services/store/url.js';
@@ -100,6 +101,32 @@ forEachDatabase((db) => {
         locks.map((l) => Number(l.is_locked)),
         [0],
       );
+    });
+
+    it('gives the sessions open before 0005_session_devices ids of their own, last seen when created', async () => {
+      const store = await ready();
+      const sql = sqlOf(store);
+      const options = { migrationSource: migrationSource(store.dialect), tableName: MIGRATIONS_TABLE };
+      await sql.migrate.down(options);
+      assert.equal(await sql.schema.hasColumn('sessions', 'session_id'), false, 'back before 0005');
+      const created = clock.now();
+      const hashes = ['a1', 'b2', 'c3'].map((p) => p.repeat(32));
+      await sql('sessions').insert(
+        hashes.map((token_hash) => ({
+          token_hash,
+          user_id: 1,
+          ip_address: '::1',
+          user_agent: 'ua',
+          created: timeToDb(store.dialect, created),
+          expires: timeToDb(store.dialect, created + HOUR),
+          extra_info_json: '{}',
+        })),
+      );
+      await store.migrate();
+      const ids = await Promise.all(hashes.map(async (h) => (await store.sessions.find(h, created))?.sessionId));
+      for (const id of ids) assert.match(id ?? '', /^[A-Za-z0-9_-]{22}$/);
+      assert.equal(new Set(ids).size, 3);
+      assert.equal((await store.sessions.find(hashes[0]!, created))?.lastSeen, created);
     });
 
     it('an instance that seeds the superuser after another did, under another email, learns it did not create it', async () => {
