@@ -43,7 +43,8 @@ const ALLOWED = {
   'policy-cli': ['protocol', 'domain', 'policy/engine', 'policy/authoring', 'package-dir', 'config/environment'],
   // The seam records policy.reloaded / policy.reload-refused through the audit port (log/audit.ts).
   policy: ['protocol', 'domain', 'log', 'policy/engine', 'policy/authoring', 'package-dir'],
-  accounts: ['protocol', 'domain', 'log', 'store', 'policy/engine'],
+  // The security mail (accounts/notify.ts) composes its mails with the mail service's templates and queue.
+  accounts: ['protocol', 'domain', 'log', 'store', 'mail', 'policy/engine'],
   actions: [...SERVICES, 'accounts'],
   // config decodes the services' options (it may read their types), never the layers above them.
   config: [...SERVICES, 'accounts', 'package-dir'],

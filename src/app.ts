@@ -13,6 +13,12 @@ import { fallbackStore, memoryAdmissionStore, storeLoginBackoff } from './servic
 import type { AdmissionStore, FallbackStore } from './services/admission/index.js';
 import type { AuditSink } from './log/audit.js';
 import { auditOf, metricsAuditSink } from './log/audit-wiring.js';
+import { historySink } from './accounts/history.js';
+import type { HistorySink } from './accounts/history.js';
+import { notifySink } from './accounts/notify.js';
+import type { NotifySink } from './accounts/notify.js';
+import { createNotifyQueue } from './services/mail/notify-queue.js';
+import type { NotifyOutcome, NotifyQueue, NotifyQueueOptions } from './services/mail/notify-queue.js';
 import type { WebhookSender, WebhookTuning } from './log/webhooks.js';
 import type { Config } from './config/load.js';
 import { VERSION } from './config/version.js';
@@ -72,6 +78,8 @@ export interface AppOptions {
   readonly auditSinks?: readonly AuditSink[];
   /** The webhook queue's bounds and timings (tests shrink them). */
   readonly webhookTuning?: Partial<WebhookTuning>;
+  /** The security mail queue's bounds and retry delays (tests shorten them). */
+  readonly mailTuning?: MailTuning;
 }
 
 export interface RunningApp {
@@ -264,6 +272,32 @@ async function prepareUnlessWorker(options: AppOptions, wiring: Wiring): Promise
   return prepared.credentialsFile;
 }
 
+export type MailTuning = Partial<Pick<NotifyQueueOptions, 'capacity' | 'retryDelaysMs' | 'throttleMs'>>;
+
+/** How long a command of the admin line waits for its security mails before it exits. */
+const MAIL_WAIT_MS = 10_000;
+
+/** The security mail (`notify`): null when no kind is on. */
+function securityMailOf(
+  config: Config,
+  clock: Clock,
+  log: Logger,
+  history: HistorySink,
+  metrics: ServiceMetrics | null,
+  tuning: MailTuning = {},
+): { readonly sink: NotifySink; readonly queue: NotifyQueue } | null {
+  if (config.notify.length === 0) return null;
+  const queue = createNotifyQueue({
+    ...tuning,
+    mailer: createSmtpMailer(config.email),
+    clock,
+    log,
+    ...(metrics === null ? {} : { onOutcome: (outcome: NotifyOutcome) => metrics.securityMail(outcome) }),
+  });
+  const sink = notifySink({ kinds: config.notify, queue, clock, serverName: config.serverName, history });
+  return { sink, queue };
+}
+
 /** The actions as the server runs them, without HTTP: what the admin command line (src/admin) calls. */
 export interface ActionRunner {
   readonly dispatcher: Dispatcher;
@@ -291,7 +325,9 @@ export async function openActionRunner(options: {
   const clock = config.testClockFile === null ? systemClock : fileClock(config.testClockFile);
   const log = createLogger(options.logStream, config.logLevel, config.logFormat);
   // The command's changes are audited as the server's are: logged, and sent to the webhook if one is set.
-  const audit = auditOf(config, log, clock, randomSource);
+  const history = historySink({ clock, log, retentionDays: config.eventRetentionDays });
+  const mail = securityMailOf(config, clock, log, history, null);
+  const audit = auditOf(config, log, clock, randomSource, { sinks: [history, ...(mail === null ? [] : [mail.sink])] });
   const wiring: Wiring = {
     config,
     clock,
@@ -304,6 +340,8 @@ export async function openActionRunner(options: {
   };
   // The maintenance store (no statement timeout): a purge of many rows must not be cut short.
   const { store, credentialsFile } = await prepareDatabase(wiring);
+  history.attach(store.userEvents);
+  mail?.sink.attach(store);
   const passwords = passwordsOf(wiring, createHashQueue(defaultHashQueueOptions(availableParallelism())));
   const policy = swappablePolicy(options.policy.compiled);
   const dispatcher = dispatcherOf(wiring, store, policy, passwords, noLoginBackoff);
@@ -314,6 +352,9 @@ export async function openActionRunner(options: {
     credentialsFile,
     async close() {
       await audit.webhook?.close();
+      // A command's mails go out before it exits, as long as the SMTP server answers within the wait.
+      if (mail !== null) await Promise.race([mail.queue.idle(), sleepFor(MAIL_WAIT_MS, undefined, { ref: false })]);
+      await mail?.queue.close(0);
       wiring.admission.close();
       await store.close();
     },
@@ -330,7 +371,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const metrics = await metricsOf(config, hashQueue, () => admission.status() === 'ok');
   const admission = await admissionOf(options, log, metrics);
   const random = options.random ?? randomSource;
-  const sinks = [...(metrics === null ? [] : [metricsAuditSink(metrics)]), ...(options.auditSinks ?? [])];
+  const history = historySink({ clock, log, retentionDays: config.eventRetentionDays });
+  const mail = securityMailOf(config, clock, log, history, metrics, options.mailTuning);
+  const sinks = [
+    history,
+    ...(mail === null ? [] : [mail.sink]),
+    ...(metrics === null ? [] : [metricsAuditSink(metrics)]),
+    ...(options.auditSinks ?? []),
+  ];
   const audit = auditOf(config, log, clock, random, {
     sinks,
     ...(options.webhookTuning === undefined ? {} : { tuning: options.webhookTuning }),
@@ -349,6 +397,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const passwords = passwordsOf(wiring, hashQueue);
   const credentialsFile = await prepareUnlessWorker(options, wiring);
   const store = openStore(config.authdb);
+  history.attach(store.userEvents);
+  mail?.sink.attach(store);
   store.onAvailability((event) => {
     metrics?.databaseAvailability(event.up);
     if (event.up) log.warn('database available again');
@@ -379,6 +429,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         await closeGracefully(server, listenerClosed === undefined ? {} : { listenerClosed });
         // After the drain, so the events of the last requests are queued; bounded (flushMs).
         await audit.webhook?.close();
+        await mail?.queue.close();
         wiring.admission.close();
         await store.close();
       },

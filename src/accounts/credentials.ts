@@ -34,6 +34,8 @@ export interface CredentialRequest {
   readonly clientIp: string;
   /** The action that checks the password, for the audit. */
   readonly action: string;
+  /** The end user's user agent when the action has a session, for the user's history. */
+  readonly userAgent?: string;
 }
 
 /** Why a check failed; each action shows all three with one end-user message. */
@@ -46,7 +48,12 @@ export type CredentialFailure = 'wrong_credentials' | 'temporarily_locked' | 'us
  */
 export type CredentialCheck =
   | { readonly ok: true; readonly user: UserRecord; readonly factors: FactorMethods | null }
-  | { readonly ok: false; readonly code: CredentialFailure };
+  | {
+      readonly ok: false;
+      readonly code: CredentialFailure;
+      /** The account the failure concerns, the dummy when none: only for the user's history, never answered. */
+      readonly account: number;
+    };
 
 /** Whose password: by email, by id (a session's user), or by id and email, both of which must match. */
 export type Who =
@@ -80,11 +87,12 @@ export async function checkCredentials(
  */
 function auditCheck(deps: CredentialDeps, who: Who, meta: CredentialRequest, check: CredentialCheck): void {
   const ip = meta.clientIp;
+  const userAgent = meta.userAgent === undefined ? {} : { userAgent: meta.userAgent };
   if (check.ok) {
     deps.audit.record({
       event: check.factors === null ? 'login.succeeded' : 'login.second-factor-required',
       reqid: meta.reqid,
-      subject: { userId: check.user.userId, ip },
+      subject: { userId: check.user.userId, ip, ...userAgent },
       detail: { action: meta.action },
     });
     return;
@@ -92,7 +100,11 @@ function auditCheck(deps: CredentialDeps, who: Who, meta: CredentialRequest, che
   deps.audit.record({
     event: 'login.failed',
     reqid: meta.reqid,
-    subject: 'email' in who ? { email: who.email, ip } : { userId: who.userId, ip },
+    // A failure by email goes to the account's history, or the dummy's: the same write either way.
+    subject:
+      'email' in who
+        ? { email: who.email, ip, account: check.account, ...userAgent }
+        : { userId: who.userId, ip, ...userAgent },
     detail: { action: meta.action, reason: check.code },
   });
 }
@@ -109,9 +121,9 @@ async function verifyCredentials(
   const countFailure = (userId: number) =>
     deps.store.users.recordFailure(userId, now, userLockTries, userLockTimeSeconds * 1000);
   /** A failure that must not count against an account: the same write, on the dummy. */
-  const uncounted = async (code: 'wrong_credentials' | 'user_inactive'): Promise<CredentialCheck> => {
+  const uncounted = async (code: 'wrong_credentials' | 'user_inactive', account: number): Promise<CredentialCheck> => {
     await countFailure(DUMMY_ID);
-    return { ok: false, code };
+    return { ok: false, code, account };
   };
 
   const found =
@@ -120,12 +132,13 @@ async function verifyCredentials(
       : await deps.store.users.credentialsByEmail(who.email);
   if (found === null) {
     await hasher.verifyDummy(password);
-    return uncounted('wrong_credentials');
+    return uncounted('wrong_credentials', DUMMY_ID);
   }
   const { user, passwordHash } = found;
   const fail = async (): Promise<CredentialCheck> => ({
     ok: false,
     code: (await countFailedCheck(deps, user.userId, meta)) ? 'temporarily_locked' : 'wrong_credentials',
+    account: user.userId,
   });
 
   // While a temporary lock lasts, even the right password fails (and the attempt still counts).
@@ -138,7 +151,7 @@ async function verifyCredentials(
   // The right password, but the account cannot be used: not a guess, so the account's counter stays.
   // An unverified address alone does not stop it: after an email change the address waits for its
   // confirmation while the account stays usable (docs/design.md#email-changes).
-  if (!user.isActive || user.userRole === 'locked') return uncounted('user_inactive');
+  if (!user.isActive || user.userRole === 'locked') return uncounted('user_inactive', user.userId);
   if (verified.needsRehash) await rehash(deps, user.userId, password, now);
   const methods = await deps.store.factors.methods(user.userId);
   if (methods.totp || methods.passkey) return { ok: true, user, factors: methods };

@@ -12,10 +12,10 @@ import { defineAction } from './define.js';
 import type { Deps, FamilyHandlers } from './define.js';
 import { NO_SESSION, NOT_YOURS, ownSession } from './factors.js';
 
-const isSystemAccount = (userId: number): boolean => userId === ANONYMOUS_ID || userId === DUMMY_ID;
+export const isSystemAccount = (userId: number): boolean => userId === ANONYMOUS_ID || userId === DUMMY_ID;
 
 /** The asking session, which must be `userId`'s (ownSession) and not a system account's. */
-async function asker(
+export async function asker(
   deps: Deps,
   sessionToken: string,
   userId: number,

@@ -197,6 +197,9 @@ export function createDispatcher(deps: Deps): Dispatcher {
     let result;
     try {
       result = await action.handle(deps, body as ActionInput<K>, meta);
+      // The events this request recorded reach the user's history before the reply (docs/design.md#security-history).
+      const recorded = deps.audit.pending?.();
+      if (recorded) await recorded;
     } catch (error) {
       if (error instanceof UnavailableError) return unavailableReply(error.code, meta.reqid);
       throw error;

@@ -69,7 +69,10 @@ const userLogin = defineAction('user-login', {
       await deps.passwords.hasher.verifyDummy(input.password);
       return fail('session_not_found', { user_id: null, user_role: null });
     }
-    const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, meta);
+    const check = await checkCredentials(deps, { email: normaliseEmail(input.email) }, input.password, {
+      ...meta,
+      userAgent: session.userAgent,
+    });
     // The presented session ends whatever the outcome (session fixation): the frontend opens a new one. A login
     // waiting for its second step keeps it until then: the ticket is bound to it.
     const answered = await answer(deps, check, tokenHash, 'user-login');
@@ -102,7 +105,10 @@ const userPasscheck = defineAction('user-passcheck', {
       await deps.passwords.hasher.verifyDummy(input.password);
       return fail('session_not_found', { user_id: null, user_role: null });
     }
-    const check = await checkCredentials(deps, { userId: session.userId }, input.password, meta);
+    const check = await checkCredentials(deps, { userId: session.userId }, input.password, {
+      ...meta,
+      userAgent: session.userAgent,
+    });
     return answer(deps, check, tokenHash, 'user-passcheck');
   },
 });

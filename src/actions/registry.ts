@@ -18,6 +18,7 @@ import { passkeyHandlers } from './passkeys.js';
 import { passwordHandlers } from './password.js';
 import { sessionHandlers } from './session.js';
 import { deviceHandlers } from './devices.js';
+import { userEventHandlers } from './user-events.js';
 import { signupHandlers } from './signup.js';
 import { userDeleteHandlers } from './user-delete.js';
 import { userEditHandlers } from './user-edit.js';
@@ -29,6 +30,7 @@ export type Registry = { readonly [K in ActionName]: RegisteredAction<K> };
 export const registry: Registry = {
   ...sessionHandlers,
   ...deviceHandlers,
+  ...userEventHandlers,
   ...passwordHandlers,
   ...signupHandlers,
   ...loginHandlers,

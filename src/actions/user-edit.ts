@@ -41,7 +41,7 @@ import type { UserRecord } from '../services/store/index.js';
 import type { UserChanges } from '../services/store/index.js';
 import { CAS_ATTEMPTS, casBackoff } from './cas-retry.js';
 import { defineAction } from './define.js';
-import type { Deps, FamilyHandlers } from './define.js';
+import type { Deps, FamilyHandlers, Meta } from './define.js';
 
 type Edited = { user_info: UserInfoDict | null };
 type Changes = { -readonly [K in keyof UserChanges]: UserChanges[K] };
@@ -58,6 +58,18 @@ interface EditPlan {
   readonly unverifyNewEmail: boolean;
   /** Records the audit event of a change of role or activity. */
   readonly audit: (changes: UserChanges, before: UserRecord) => void;
+  /** Records that the address changed, with the one it replaced (the security mail goes there). */
+  readonly emailChanged: (previous: string) => void;
+}
+
+/** email.changed: the subject's email is the address before the change. */
+function recordEmailChange(deps: Deps, meta: Meta, target: number, previous: string, bySuperuser: boolean): void {
+  deps.audit.record({
+    event: 'email.changed',
+    reqid: meta.reqid,
+    subject: { userId: target, ip: meta.clientIp, email: previous },
+    detail: { action: meta.action, by_superuser: bySuperuser },
+  });
 }
 
 const none = { user_info: null };
@@ -107,6 +119,7 @@ async function write(
     await deps.store.apiKeys.revokeForUser(plan.target);
   }
   if (changes.userRole !== undefined || changes.isActive !== undefined) plan.audit(changes, before);
+  if (changes.email !== undefined && changes.email !== before.email) plan.emailChanged(before.email);
   return ok({ user_info: userInfo(edited) });
 }
 
@@ -213,6 +226,7 @@ const userEdit = defineAction('user-edit', {
         update,
         refuseLinks: true,
         unverifyNewEmail: ownEmailChange,
+        emailChanged: (previous) => recordEmailChange(deps, meta, target, previous, target !== input.user_id),
         audit: (changes, before) =>
           deps.audit.record({
             event: 'user.edited',
@@ -296,6 +310,7 @@ const internalUserEdit = defineAction('internal-user-edit', {
       update: parsed.update,
       refuseLinks: false,
       unverifyNewEmail: false,
+      emailChanged: (previous) => recordEmailChange(deps, meta, target, previous, false),
       audit: (changes) =>
         deps.audit.record({
           event: 'user.edited',

@@ -9,6 +9,8 @@ import { parseRateLimits } from '../services/admission/index.js';
 import type { RatePolicy } from '../services/admission/index.js';
 import { actionNames, parseKeyring } from '../protocol/index.js';
 import type { Keyring } from '../protocol/index.js';
+import { NOTIFY_KINDS } from '../domain/notify-kinds.js';
+import type { NotifyKind } from '../domain/notify-kinds.js';
 import { parseWebhookSecret } from '../log/webhooks.js';
 import { LOG_LEVELS } from '../log/levels.js';
 import type { LogLevel } from '../log/levels.js';
@@ -147,6 +149,18 @@ const rpId: Convert<string> = (text, item) => {
     : bad(`${item.label} must be a host name such as example.com, not "${text}"`);
 };
 
+/** The security mails to send (docs/design.md#security-mail): kinds separated by ';', or all. */
+const notifyKinds: Convert<readonly NotifyKind[]> = (text, item) => {
+  const parts = text
+    .split(';')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== '');
+  if (parts.includes('all')) return ok(NOTIFY_KINDS);
+  const unknown = parts.find((part) => !(NOTIFY_KINDS as readonly string[]).includes(part));
+  if (unknown !== undefined) return bad(`${item.label} may name ${NOTIFY_KINDS.join(', ')} or all, not "${unknown}"`);
+  return ok(NOTIFY_KINDS.filter((kind) => parts.includes(kind)));
+};
+
 export const ITEMS = {
   secret: required(keyring),
   piisalt: required(atLeast8),
@@ -169,6 +183,8 @@ export const ITEMS = {
   maxbodysize: int(1024, 64 * 1024 * 1024),
   userlocktime: int(1, 10_000_000),
   stepupwindow: int(1, 86_400),
+  eventretention: int(0, 3650),
+  notify: optional(notifyKinds),
   mfarequired: optional(list((part) => part.trim(), 'at least one role')),
   userlocktries: int(1, 1000),
   refreshgrace: int(0, 3600),

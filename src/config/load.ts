@@ -5,6 +5,7 @@
  * Precedence per item: real environment > --envfile > command-line option > default.
  */
 import { resolve } from 'node:path';
+import type { NotifyKind } from '../domain/notify-kinds.js';
 import type { RatePolicy } from '../services/admission/index.js';
 import type { WebhookTarget } from '../log/webhooks.js';
 import type { LogLevel } from '../log/levels.js';
@@ -67,6 +68,10 @@ export interface Config {
   readonly userLockTimeSeconds: number;
   /** Seconds a session's second-factor proof lasts for the actions that need one (docs/design.md#step-up). */
   readonly stepUpWindowSeconds: number;
+  /** Days a user's security events are kept; 0: none recorded (docs/design.md#security-history). */
+  readonly eventRetentionDays: number;
+  /** The security mails to send (docs/design.md#security-mail); empty: none. */
+  readonly notify: readonly NotifyKind[];
   /** Roles whose users must enrol a second factor before a login completes (docs/design.md#second-factors). */
   readonly mfaRequiredRoles: readonly string[];
   /** Null: passkeys are off (no `passkeyorigins`). */
@@ -147,6 +152,8 @@ function assemble(v: ItemValues, basedir: string, passkeys: PasskeySettings | nu
     tls: v.tlscertfile !== null && v.tlscertkey !== null ? { cert: v.tlscertfile, key: v.tlscertkey } : null,
     userLockTimeSeconds: v.userlocktime,
     stepUpWindowSeconds: v.stepupwindow,
+    eventRetentionDays: v.eventretention,
+    notify: v.notify ?? [],
     mfaRequiredRoles: v.mfarequired ?? [],
     passkeys,
     userLockTries: v.userlocktries,

@@ -149,6 +149,16 @@ export const AUDIT_EVENTS = {
       is_active: { type: 'boolean', optional: true, about: 'The new active flag, when it changed.' },
     },
   },
+  'email.changed': {
+    level: 'info',
+    description:
+      'An account’s email address was changed (user-edit by its user, who proved the password, or by a superuser; ' +
+      'internal-user-edit). The subject’s email is the address before the change.',
+    detail: {
+      action: action('user-edit or internal-user-edit.'),
+      by_superuser: { type: 'boolean', about: 'True when a superuser changed another user’s address.' },
+    },
+  },
   'user.deleted': {
     level: 'info',
     description: 'An account was deleted (user-delete).',

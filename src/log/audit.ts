@@ -15,6 +15,13 @@ export interface AuditSubject {
   readonly ip?: string;
   /** The email a failed password check presented (the account may not exist). */
   readonly email?: string;
+  /**
+   * The account an event named by `email` concerns (the dummy account when none has that address), and the end
+   * user's user agent where the action knows it: both only for the user's own history (docs/design.md#security-history),
+   * never published to the log or the webhooks.
+   */
+  readonly account?: number;
+  readonly userAgent?: string;
 }
 
 type EventOf<N extends AuditEventName> = {
@@ -29,6 +36,11 @@ export type AuditEvent = { [N in AuditEventName]: EventOf<N> }[AuditEventName];
 
 export interface AuditSink {
   record(event: AuditEvent): void;
+  /**
+   * What the sink still has to finish for the events recorded so far (the history's writes), or null when nothing:
+   * the dispatcher waits for it before replying, so an event is in the user's history when its reply leaves.
+   */
+  pending?(): Promise<void> | null;
 }
 
 /** An event as it leaves the process (log line, webhook body): its time, digests instead of personal data. */
@@ -99,6 +111,10 @@ export function fanOut(...sinks: readonly AuditSink[]): AuditSink {
   return {
     record(event) {
       for (const sink of sinks) sink.record(event);
+    },
+    pending() {
+      const waits = sinks.map((sink) => sink.pending?.() ?? null).filter((wait) => wait !== null);
+      return waits.length === 0 ? null : Promise.all(waits).then(() => undefined);
     },
   };
 }

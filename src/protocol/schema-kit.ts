@@ -30,6 +30,8 @@ export const LIMITS = {
   sessionId: 64, // a presented session id; ours are 22 characters
   /** How many sessions session-list shows at most. */
   sessionList: 100,
+  /** How many events user-events shows at most per page. */
+  eventsPage: 100,
   ipAddress: 64,
   userAgent: 1024,
   email: 280,

@@ -105,6 +105,7 @@ describe('the audit events', () => {
     if (event.subject?.ip !== undefined) assert.equal(line['ip'], pii(event.subject.ip));
     if (event.subject?.userId !== undefined) assert.equal(line['user'], pii(event.subject.userId));
     if (event.subject?.email !== undefined) assert.equal(line['email'], pii(event.subject.email));
+    assert.ok(!('account' in line) && !('userAgent' in line), 'the history-only subject fields are not published');
     const fields = Object.keys(spec.detail);
     for (const key of Object.keys(event.detail ?? {})) assert.ok(fields.includes(key), `${key} is in the catalogue`);
     for (const [key, field] of Object.entries(spec.detail) as [string, { type: string; optional?: true }][]) {
@@ -185,8 +186,10 @@ describe('the audit events', () => {
         ['login.failed', { action: 'user-login', reason: 'temporarily_locked' }],
       ],
     );
-    assert.deepEqual(failed[0]?.subject, { email: 'nobody@example.org', ip: IP });
-    assert.deepEqual(failed[2]?.subject, { userId: adaId, ip: IP });
+    // The account (the dummy, 3, for an unknown address) and the browser are for the user's history only.
+    assert.deepEqual(failed[0]?.subject, { email: 'nobody@example.org', ip: IP, account: 3, userAgent: 'test agent' });
+    assert.deepEqual(failed[1]?.subject, { email: 'ada@example.org', ip: IP, account: adaId });
+    assert.deepEqual(failed[2]?.subject, { userId: adaId, ip: IP, userAgent: 'test agent' });
     assert.deepEqual(failed[4]?.subject, { userId: adaId, ip: IP });
     // The lock lasts userlocktime; the rest of the journey runs after it.
     server.clock.advance(601_000);
@@ -290,6 +293,12 @@ describe('the audit events', () => {
       await server.call('user-edit', { ...initiator, target_userid: adaId, update_dict: { user_role: 'staff' } });
       await server.call('user-lock', { ...initiator, target_userid: adaId, action: 'lock' });
       await server.call('user-lock', { ...initiator, target_userid: adaId, action: 'unlock' });
+      await server.call('user-edit', {
+        ...initiator,
+        target_userid: adaId,
+        update_dict: { email: 'ada2@example.org' },
+      });
+      await server.call('user-edit', { ...initiator, target_userid: adaId, update_dict: { email: 'ada@example.org' } });
     });
     assert.deepEqual(
       done.map((e) => [e.event, e.detail]),
@@ -297,7 +306,14 @@ describe('the audit events', () => {
         ['user.edited', { action: 'user-edit', role: 'staff', previous_role: 'authenticated' }],
         ['user.locked', { changed: true, role: 'locked', ended_sessions: 0 }],
         ['user.unlocked', { changed: true, role: 'staff' }],
+        ['email.changed', { action: 'user-edit', by_superuser: true }],
+        ['email.changed', { action: 'user-edit', by_superuser: true }],
       ],
+    );
+    // The subject's email is the address the change replaced (where the security mail goes).
+    assert.deepEqual(
+      only(done, 'email.changed').map((e) => e.subject?.email),
+      ['ada@example.org', 'ada2@example.org'],
     );
   });
 

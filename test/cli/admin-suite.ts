@@ -197,6 +197,7 @@ export function adminSuite(db: TestDatabase): void {
       'passkey_challenges',
       'refresh_tokens',
       'sessions',
+      'user_events',
     ]);
     const human = await admin(['session', 'purge']);
     expectExit(human, 0, 'session purge (table)');

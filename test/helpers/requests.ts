@@ -101,6 +101,7 @@ export function validRequests(cast: RequestCast): { [K in ActionName]: Body } {
     'internal-session-edit': { target_session_token: token, update_dict: { a: 2 } },
     'session-list': { user_id: user.id, session_token: token },
     'session-revoke': { user_id: user.id, session_token: token, target_session_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
+    'user-events': { user_id: user.id, session_token: token, limit: 10 },
     'user-validatepass': { password: 'a fine long passphrase', email: 'a@example.org', full_name: 'A B' },
     'user-new': { full_name: 'Jane Doe', email: newcomer, password },
     'user-login': { session_token: token, email: user.email, password },

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { startApp } from '../../src/app.js';
 import type { AuditSink } from '../../src/log/audit.js';
 import type { WebhookTuning } from '../../src/log/webhooks.js';
-import type { RunningApp } from '../../src/app.js';
+import type { MailTuning, RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config/load.js';
 import type { HashQueue, HashQueueOptions } from '../../src/accounts/password-hashing.js';
 import { createHasher } from '../../src/accounts/password-hashing.js';
@@ -72,6 +72,7 @@ export interface TestServerOptions {
   /** Extra audit sinks (a test's recorder of events). */
   readonly auditSinks?: readonly AuditSink[];
   readonly webhookTuning?: Partial<WebhookTuning>;
+  readonly mailTuning?: MailTuning;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -119,6 +120,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.auditSinks ? { auditSinks: options.auditSinks } : {}),
     ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
+    ...(options.mailTuning ? { mailTuning: options.mailTuning } : {}),
   });
   const effectiveKeyring = config.keyring;
 

@@ -108,6 +108,8 @@ forEachDatabase((db) => {
       const sql = sqlOf(store);
       const options = { migrationSource: migrationSource(store.dialect), tableName: MIGRATIONS_TABLE };
       await sql.migrate.down(options);
+      assert.equal(await sql.schema.hasTable('user_events'), false, 'back before 0006');
+      await sql.migrate.down(options);
       assert.equal(await sql.schema.hasColumn('sessions', 'session_id'), false, 'back before 0005');
       const created = clock.now();
       const hashes = ['a1', 'b2', 'c3'].map((p) => p.repeat(32));
@@ -127,6 +129,7 @@ forEachDatabase((db) => {
       for (const id of ids) assert.match(id ?? '', /^[A-Za-z0-9_-]{22}$/);
       assert.equal(new Set(ids).size, 3);
       assert.equal((await store.sessions.find(hashes[0]!, created))?.lastSeen, created);
+      assert.equal(await sql.schema.hasTable('user_events'), true, 'and 0006 again');
     });
 
     it('an instance that seeds the superuser after another did, under another email, learns it did not create it', async () => {
@@ -470,6 +473,7 @@ forEachDatabase((db) => {
         apikeys: 0,
         login_tickets: 1,
         passkey_challenges: 1,
+        user_events: 0,
         sessions: 2,
       });
       const left = async (table: string, column: string) =>

@@ -6,6 +6,7 @@ import { lookupActions } from './lookup.js';
 import { passwordActions } from './password.js';
 import { sessionActions } from './session.js';
 import { deviceActions } from './devices.js';
+import { userEventActions } from './user-events.js';
 import { signupActions } from './signup.js';
 import { userDeleteActions } from './user-delete.js';
 import { userEditActions } from './user-edit.js';
@@ -24,6 +25,7 @@ import { passkeyActions } from './passkeys.js';
 export const actionSpecs = {
   ...sessionActions,
   ...deviceActions,
+  ...userEventActions,
   ...passwordActions,
   ...signupActions,
   ...loginActions,

@@ -50,6 +50,8 @@ export interface ServiceMetrics extends RequestMetrics {
   databaseAvailability(up: boolean): void;
   /** Redis stopped answering: admission falls back to this instance's own store. */
   redisFallback(): void;
+  /** A security mail was sent, failed an attempt, was dropped or throttled (docs/design.md#security-mail). */
+  securityMail(outcome: 'sent' | 'failed' | 'dropped' | 'throttled'): void;
   /** This process's figures, in the Prometheus text format. */
   scrape(): Promise<Scrape>;
   /** This process's figures as prom-client's JSON, for the cluster primary to sum (cluster.ts). */

@@ -98,6 +98,12 @@ export function createServiceMetrics(sources: MetricSources = {}): ServiceMetric
     help: 'Times Redis stopped answering and admission fell back to its own store (memory, or the cluster primary).',
     registers,
   });
+  const securityMails = new Counter({
+    name: 'authsvc_security_mails_total',
+    help: 'Security mails (notify) by outcome: sent, failed (an attempt; it is retried), dropped, throttled.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const { redisUp, hashes } = sources;
   if (redisUp !== undefined) {
     new Gauge({
@@ -150,6 +156,9 @@ export function createServiceMetrics(sources: MetricSources = {}): ServiceMetric
     },
     redisFallback() {
       redisFallbacks.inc();
+    },
+    securityMail(outcome) {
+      securityMails.inc({ outcome });
     },
     scrape: () => scrapeOf(registry),
     figures: () => registry.getMetricsAsJSON(),

@@ -1,6 +1,6 @@
 /**
  * The purge of expired rows (docs/design.md#sessions-and-the-purge): sessions, API keys (session-tied and no-session)
- * refresh tokens and login tickets whose expiry has passed by the injected clock. One instance at a time: an
+ * refresh tokens, login tickets, passkey challenges and the users' security history whose expiry has passed by the injected clock. One instance at a time: an
  * advisory lock on PostgreSQL (`pg_try_advisory_lock`, per database) and MariaDB/MySQL (`GET_LOCK`,
  * per server, so the name carries the database's); on SQLite only the primary process runs it. The
  * lock is held by one connection, so a crashed instance releases it with its connection. Deletes go
@@ -43,6 +43,7 @@ const PURGES: readonly Purge[] = [
   { table: 'apikeys', key: 'tkn_hash' },
   { table: 'login_tickets', key: 'ticket_hash' },
   { table: 'passkey_challenges', key: 'challenge_hash' },
+  { table: 'user_events', key: 'event_id' },
   // Deleting a session also deletes its session-tied keys (foreign key, ON DELETE CASCADE).
   { table: 'sessions', key: 'token_hash' },
 ];

@@ -24,6 +24,8 @@ import { sessionRepo } from './sessions.js';
 import type { SessionRepo } from './sessions.js';
 import { USERS } from './tables.js';
 import type { DatabaseTarget } from './url.js';
+import { userEventRepo } from './user-events.js';
+import type { UserEventRepo } from './user-events.js';
 import { userRepo } from './users.js';
 import type { UserRepo } from './users.js';
 
@@ -49,6 +51,7 @@ export type {
 } from './user-repo.js';
 export type { SessionRecord, UserRecord } from './records.js';
 export type { AvailabilityEvent } from './availability.js';
+export type { EventDetail, NewUserEvent, UserEventRecord, UserEventRepo } from './user-events.js';
 
 export interface Store {
   readonly dialect: Dialect;
@@ -59,6 +62,8 @@ export interface Store {
   readonly apiKeys: ApiKeyRepo;
   /** Second factors, recovery codes, login tickets and step-up proofs (docs/design.md#second-factors). */
   readonly factors: FactorRepo;
+  /** The users' own security history (docs/design.md#security-history). */
+  readonly userEvents: UserEventRepo;
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
@@ -82,6 +87,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     sessions: guardRepo(sessionRepo(db), deadlineMs, watch),
     apiKeys: guardRepo(apiKeyRepo(db), deadlineMs, watch),
     factors: guardRepo(factorRepo(db), deadlineMs, watch),
+    userEvents: guardRepo(userEventRepo(db), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
     purgeExpired: (now) => purgeExpired(db, now),
     async ping(budgetMs) {

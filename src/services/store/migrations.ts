@@ -338,6 +338,33 @@ function sessionDevices(dialect: Dialect): Knex.Migration {
   };
 }
 
+/**
+ * The users' own security history (docs/design.md#security-history): one row per event, newest read first by
+ * (user_id, event_id); `expires` is the event's time plus `eventretention` days, so the purge removes it like
+ * every other expired row. A deleted user's history goes with them.
+ */
+function userEvents(dialect: Dialect): Knex.Migration {
+  return {
+    async up(knex) {
+      const { c, createIfMissing } = await tableMaker(knex, dialect);
+      await createIfMissing('user_events', (t) => {
+        t.increments('event_id').primary();
+        c.userRef(t, 'user_id');
+        t.string('event', 48).notNullable();
+        c.time(t, 'time').notNullable();
+        t.string('ip_address', LIMITS.ipAddress).nullable();
+        t.string('user_agent', LIMITS.userAgent).nullable();
+        c.json(t, 'detail').notNullable();
+        c.time(t, 'expires').notNullable().index();
+        t.index(['user_id', 'event_id']);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTableIfExists('user_events');
+    },
+  };
+}
+
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
   const migrations: Record<string, Knex.Migration> = {
     '0001_initial': initial(dialect),
@@ -345,6 +372,7 @@ export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> 
     '0003_second_factors': secondFactors(dialect),
     '0004_passkey_challenges': passkeyChallenges(dialect),
     '0005_session_devices': sessionDevices(dialect),
+    '0006_user_events': userEvents(dialect),
   };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),
