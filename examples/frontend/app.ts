@@ -474,15 +474,38 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   });
 
   // --- second factors ------------------------------------------------------------------------------------
+  /** The history's events in the words of this app (the rest by their names, docs/events.md). */
+  const EVENT_LABELS: Readonly<Record<string, string>> = {
+    'user.signed-up': 'Account created',
+    'email.verified': 'Email address verified',
+    'email.changed': 'Email address changed',
+    'email.sent': 'Mail sent',
+    'login.succeeded': 'Signed in',
+    'login.failed': 'Failed sign-in',
+    'login.second-factor-required': 'Password accepted, second step asked',
+    'second-factor.used': 'Second factor used',
+    'second-factor.failed': 'Second step failed',
+    'account.locked-out': 'Locked after failed sign-ins',
+    'password.changed': 'Password changed',
+    'password.reset': 'Password reset',
+    'factor.added': 'Second factor added',
+    'factor.removed': 'Second factor removed',
+    'recovery-codes.replaced': 'New recovery codes',
+    'apikey.issued': 'API key created',
+    'apikey.revoked': 'API key revoked',
+    'session.ended': 'Signed out elsewhere',
+  };
   const securityPage = async (ctx: Ctx, extra: Html = html``): Promise<void> => {
     const v = ctx.state.visitor;
     const asker = { user_id: v.userId, session_token: v.token };
-    const [listed, devices] = await Promise.all([
+    const [listed, devices, history] = await Promise.all([
       call('user-factor-list', asker, ipOpts(ctx)),
       call('session-list', asker, ipOpts(ctx)),
+      call('user-events', { ...asker, limit: 20 }, ipOpts(ctx)),
     ]);
     if (!listed.success) return render(ctx, 'Security', problem(listed.messages));
     if (!devices.success) return render(ctx, 'Security', problem(devices.messages));
+    if (!history.success) return render(ctx, 'Security', problem(history.messages));
     const factors = listed.response.factors.filter((f) => f.active);
     const others = devices.response.sessions.filter((d) => !d.current);
     render(
@@ -510,6 +533,17 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
           )}
         </ul>
         ${others.length === 0 ? html`` : form('/security/devices/others', csrf(ctx), 'revoke-others-form', html``, 'Sign out every other device')}
+        <h2>Recent activity</h2>
+        <ul id="history">
+          ${history.response.events.map(
+            (e) =>
+              html`<li class="event" data-event="${e.event}">
+                ${EVENT_LABELS[e.event] ?? e.event},
+                ${e.time}${e.ip_address === null ? html`` : html` from ${e.ip_address}`}
+                ${e.user_agent === null ? html`` : html`(${e.user_agent})`}
+              </li>`,
+          )}
+        </ul>
         <h2>Second factors</h2>
         ${
           factors.length === 0

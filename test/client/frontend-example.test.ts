@@ -484,6 +484,27 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     assert.equal((await here.page.$$('#devices li.device')).length, 1);
     assert.deepEqual(await signedIn(), [false, false]);
     assert.match(await here.text('#whoami'), /linus@example\.org/, 'this device stays signed in');
+
+    // The recent activity: the three sign-ins, then a failed one from another device, the devices signed out.
+    const intruder = elsewhere[0];
+    assert.ok(intruder !== undefined);
+    await intruder.open('/login');
+    await intruder.submit('login-form', { email, password: 'not-the-password' });
+    await here.open('/security');
+    const events = await Promise.all(
+      (await here.page.$$('#history li.event')).map(
+        async (li) => /data-event="([^"]*)"/.exec(await here.propertyOf(li, 'outerHTML'))?.[1],
+      ),
+    );
+    assert.deepEqual(
+      events.slice(0, 3),
+      ['login.failed', 'session.ended', 'session.ended'],
+      'newest first: the failed sign-in, then the two sign-outs',
+    );
+    assert.equal(events.filter((e) => e === 'login.succeeded').length, 3);
+    assert.equal(events.at(-1), 'user.signed-up');
+    assert.match((await here.text('#history li.event')).trim(), /^Failed sign-in, \S+ from 127\.0\.0\.1\s+\(Mozilla/);
+    await here.shot('history');
     await Promise.all(devices.map((d) => d.close()));
   });
 });
