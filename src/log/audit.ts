@@ -112,9 +112,14 @@ export function fanOut(...sinks: readonly AuditSink[]): AuditSink {
     record(event) {
       for (const sink of sinks) sink.record(event);
     },
+    // Called after every request: nothing allocated when no sink has anything pending (the usual case).
     pending() {
-      const waits = sinks.map((sink) => sink.pending?.() ?? null).filter((wait) => wait !== null);
-      return waits.length === 0 ? null : Promise.all(waits).then(() => undefined);
+      let waits: Array<Promise<void>> | null = null;
+      for (const sink of sinks) {
+        const wait = sink.pending?.() ?? null;
+        if (wait !== null) (waits ??= []).push(wait);
+      }
+      return waits === null ? null : Promise.all(waits).then(() => undefined);
     },
   };
 }
