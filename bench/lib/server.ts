@@ -127,13 +127,10 @@ export async function startBenchServer(
 }
 
 /**
- * What the `authsvc` command runs: node with the flags of dist/bin.js's `#!/usr/bin/env -S node …` line,
- * then that file, so the bench measures the process an operator starts.
- */
-/**
- * The entry file with the node flags of its first line, as `authsvc` runs it. Another build's entry (`--server`)
- * too: run without them, it had V8's default young generation (one scavenge per 280 session-new against our 82),
- * which made this build look 14 % dearer on session-new than it was (docs/performance.md). A file without such a line runs as it is.
+ * What the `authsvc` command runs: node with the flags of dist/bin.js's `#!/usr/bin/env -S node …` line, then that
+ * file, so the bench measures the process an operator starts. Another build's entry (`--server`) runs the same way:
+ * without its flags it had V8's default young generation and a third of our scavenges, which made this build look
+ * 14 % dearer on session-new than it was (docs/performance.md). A `--server` file without such a line runs as it is.
  */
 function authsvcCommand(script?: string): string[] {
   const bin = script ?? join(PKG_DIR, 'dist', 'bin.js');
