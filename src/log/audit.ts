@@ -112,14 +112,9 @@ export function fanOut(...sinks: readonly AuditSink[]): AuditSink {
     record(event) {
       for (const sink of sinks) sink.record(event);
     },
-    // Called after every request: nothing allocated when no sink has anything pending (the usual case).
     pending() {
-      let waits: Array<Promise<void>> | null = null;
-      for (const sink of sinks) {
-        const wait = sink.pending?.() ?? null;
-        if (wait !== null) (waits ??= []).push(wait);
-      }
-      return waits === null ? null : Promise.all(waits).then(() => undefined);
+      const waits = sinks.map((sink) => sink.pending?.() ?? null).filter((wait) => wait !== null);
+      return waits.length === 0 ? null : Promise.all(waits).then(() => undefined);
     },
   };
 }
