@@ -303,6 +303,8 @@ export interface ActionRunner {
   readonly dispatcher: Dispatcher;
   readonly store: Store;
   readonly clock: Clock;
+  /** Rows a purge statement deletes (`purgebatch`). */
+  readonly purgeBatch: number;
   /** Set when this run created the superuser and wrote its credentials to a file (a fresh database). */
   readonly credentialsFile: string | null;
   close(): Promise<void>;
@@ -349,6 +351,7 @@ export async function openActionRunner(options: {
     dispatcher,
     store,
     clock,
+    purgeBatch: config.purge.batch,
     credentialsFile,
     async close() {
       await audit.webhook?.close();
@@ -406,7 +409,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   try {
     // The primary of a cluster runs the purge; a single process runs its own.
-    const cleanup = options.worker === undefined ? startCleanup(store, clock, log) : null;
+    const cleanup = options.worker === undefined ? startCleanup(store, clock, log, config.purge) : null;
     const policy = swappablePolicy(loaded.compiled);
     const loginBackoff = config.loginBackoff
       ? storeLoginBackoff(wiring.admission, clock, options.sleep ?? ((ms) => sleepFor(ms)))

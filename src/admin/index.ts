@@ -272,7 +272,7 @@ async function sessionPurge(op: Operator, args: AdminArgs): Promise<void> {
     return;
   }
   // The purge the server's hourly timer runs (store.purgeExpired), with its lock between instances.
-  const report = await op.runner.store.purgeExpired(op.runner.clock.now());
+  const report = await op.runner.store.purgeExpired(op.runner.clock.now(), { batch: op.runner.purgeBatch });
   if (!report.ran) throw new Stop(1, 'another instance is purging right now; nothing was deleted');
   op.out(
     args.json

@@ -259,7 +259,7 @@ async function primaryMetricsOf(config: Config): Promise<{ sinks: AuditSink[]; m
 export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<string> {
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
   const prepared = await prepareDatabase({ config, log });
-  const cleanup = startCleanup(prepared.store, systemClock, log);
+  const cleanup = startCleanup(prepared.store, systemClock, log, config.purge);
   const { sinks, metrics } = await primaryMetricsOf(config);
   // The primary's own audit events are the policy reloads; the workers send their requests' events.
   const audit = auditOf(config, log, systemClock, randomSource, { sinks });

@@ -189,6 +189,8 @@ export const ITEMS = {
   userlocktries: int(1, 1000),
   refreshgrace: int(0, 3600),
   workers: int(1, 64),
+  purgeinterval: int(0, 10_080),
+  purgebatch: int(100, 100_000),
   pwnedfailclosed: flag(),
   emailserver: required(asText),
   emailport: int(1, 65_535),

@@ -61,6 +61,8 @@ export interface Config {
   readonly maxBodySize: number;
   /** Worker processes (docs/design.md#worker-processes); 1 = a single process. */
   readonly workers: number;
+  /** The purge of expired rows (docs/design.md#sessions-and-the-purge): minutes between two (0: never here), rows a statement. */
+  readonly purge: { readonly intervalMinutes: number; readonly batch: number };
   /** The permissions policy's file: the composition root loads, compiles and reports it (src/app.ts). */
   readonly permissionsPath: string;
   readonly admin: { readonly email?: string; readonly password?: string };
@@ -144,6 +146,7 @@ function assemble(v: ItemValues, basedir: string, passkeys: PasskeySettings | nu
     messageTtlSeconds: v.messagettl,
     maxBodySize: v.maxbodysize,
     workers: v.workers,
+    purge: { intervalMinutes: v.purgeinterval, batch: v.purgebatch },
     permissionsPath: v.permissions,
     admin: {
       ...(v.admin_email === null ? {} : { email: v.admin_email }),

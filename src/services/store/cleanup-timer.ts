@@ -1,16 +1,28 @@
 /**
- * The hourly purge of expired sessions, keys and refresh tokens (docs/design.md#sessions-and-the-purge), run by the
- * single process or by the cluster primary, never by the workers. Several instances over one
- * PostgreSQL or MariaDB database take turns through an advisory lock (src/services/store/cleanup.ts). What is
- * expired is decided by the injected clock; only the timer itself is real time.
+ * The purge of expired sessions, keys, refresh tokens, tickets, challenges and security events
+ * (docs/design.md#sessions-and-the-purge), every `purgeinterval` minutes, run by the single process or by the cluster
+ * primary, never by the workers. Several instances over one PostgreSQL or MariaDB database take turns through an
+ * advisory lock (src/services/store/cleanup.ts). What is expired is decided by the injected clock; only the timer
+ * itself and the duration it logs are real time.
  */
 import type { Clock } from '../../domain/ports.js';
 import type { Logger } from '../../log/logger.js';
+import { PURGE_BATCH } from './cleanup.js';
 import type { Store } from './index.js';
 
-export const CLEANUP_INTERVAL_MS = 3_600_000;
 /** The first purge comes soon after start, so an instance restarted often still purges. */
 export const FIRST_CLEANUP_AFTER_MS = 60_000;
+/** A long purge logs its progress each time a table's count passes this many batches more. */
+const BATCHES_A_PROGRESS_LINE = 100;
+
+export interface PurgeSettings {
+  /** Minutes between two purges; 0: this instance never purges on its own. */
+  readonly intervalMinutes: number;
+  /** Rows one statement deletes. */
+  readonly batch: number;
+}
+
+export const DEFAULT_PURGE: PurgeSettings = { intervalMinutes: 60, batch: PURGE_BATCH };
 
 export interface CleanupTimer {
   /** Runs one purge now (the timer's work; tests call it). */
@@ -22,16 +34,25 @@ export function startCleanup(
   store: Pick<Store, 'purgeExpired'>,
   clock: Clock,
   log: Logger,
-  intervalMs = CLEANUP_INTERVAL_MS,
+  settings: PurgeSettings = DEFAULT_PURGE,
 ): CleanupTimer {
+  const { batch } = settings;
   let running: Promise<void> | null = null;
-  const runOnce = (): Promise<void> =>
-    (running ??= store
-      .purgeExpired(clock.now())
+  const progress = (table: string, deleted: number): void => {
+    if (deleted % (batch * BATCHES_A_PROGRESS_LINE) === 0) log.info('purging expired rows', { table, deleted });
+  };
+  const runOnce = (): Promise<void> => {
+    const started = performance.now();
+    return (running ??= store
+      .purgeExpired(clock.now(), { batch, progress })
       .then(
         (report) => {
           if (!report.ran) log.info('purge skipped: another instance is purging');
-          else log.info('purged expired rows', { deleted: report.deleted });
+          else
+            log.info('purged expired rows', {
+              deleted: report.deleted,
+              duration_ms: Math.round(performance.now() - started),
+            });
         },
         (error: unknown) => {
           log.warn('purge failed; next try at the next interval', {
@@ -42,6 +63,9 @@ export function startCleanup(
       .finally(() => {
         running = null;
       }));
+  };
+  const intervalMs = settings.intervalMinutes * 60_000;
+  if (intervalMs === 0) return { runOnce, stop: () => undefined };
   let interval: NodeJS.Timeout | null = null;
   const first = setTimeout(
     () => {

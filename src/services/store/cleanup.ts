@@ -4,16 +4,25 @@
  * advisory lock on PostgreSQL (`pg_try_advisory_lock`, per database) and MariaDB/MySQL (`GET_LOCK`,
  * per server, so the name carries the database's); on SQLite only the primary process runs it. The
  * lock is held by one connection, so a crashed instance releases it with its connection. Deletes go
- * in batches, so no statement runs long and SQLite writers in the workers wait only briefly.
+ * in batches, so no statement runs long and SQLite writers in the workers wait only briefly, and the event loop turns
+ * between two batches, so a process that purges and serves answers requests meanwhile.
  */
 import type { Knex } from 'knex';
 import { withConnection } from './db.js';
 import type { Db } from './db.js';
 import { timeToDb } from './dialect.js';
 
-const BATCH = 1000;
+/** Rows one statement deletes unless `purgebatch` says otherwise. */
+export const PURGE_BATCH = 1000;
 /** Keys of the advisory lock on PostgreSQL: "auth" and 1. */
 const PG_LOCK: readonly [number, number] = [0x61757468, 1];
+
+export interface PurgeOptions {
+  /** Rows one statement deletes (`purgebatch`). */
+  readonly batch?: number;
+  /** Told after each batch that deleted rows: the table, and how many of its rows this purge has deleted so far. */
+  readonly progress?: (table: string, deleted: number) => void;
+}
 
 export interface PurgeReport {
   /** False when another instance held the lock. */
@@ -51,8 +60,9 @@ const PURGES: readonly Purge[] = [
 /** Starts a query on the connection that holds the lock. */
 type On = (table: string) => Knex.QueryBuilder;
 
-async function purgeTable(db: Db, on: On, purge: Purge, now: number): Promise<number> {
+async function purgeTable(db: Db, on: On, purge: Purge, now: number, options: PurgeOptions): Promise<number> {
   const at = timeToDb(db.dialect, now);
+  const batch = options.batch ?? PURGE_BATCH;
   let total = 0;
   for (;;) {
     const expired = on(purge.table).where('expires', '<=', at);
@@ -60,16 +70,20 @@ async function purgeTable(db: Db, on: On, purge: Purge, now: number): Promise<nu
     // MariaDB/MySQL refuse LIMIT inside IN (subquery) but take DELETE … LIMIT; the others the reverse.
     const deleted =
       db.dialect === 'mysql'
-        ? await expired.limit(BATCH).del()
-        : await on(purge.table).whereIn(purge.key, expired.clone().select(purge.key).limit(BATCH)).del();
+        ? await expired.limit(batch).del()
+        : await on(purge.table).whereIn(purge.key, expired.clone().select(purge.key).limit(batch)).del();
     total += deleted;
-    if (deleted < BATCH) return total;
+    if (deleted > 0) options.progress?.(purge.table, total);
+    if (deleted < batch) return total;
+    // On SQLite each statement runs synchronously and knex settles it in microtasks: without this turn of the event
+    // loop, the requests that arrived meanwhile waited for the whole purge (docs/design.md#sessions-and-the-purge).
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
 
-async function purgeAll(db: Db, on: On, now: number): Promise<Record<string, number>> {
+async function purgeAll(db: Db, on: On, now: number, options: PurgeOptions): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
-  for (const purge of PURGES) deleted[purge.table] = await purgeTable(db, on, purge, now);
+  for (const purge of PURGES) deleted[purge.table] = await purgeTable(db, on, purge, now, options);
   return deleted;
 }
 
@@ -104,7 +118,7 @@ export async function withCleanupLock<T>(db: Db, work: (on: On) => Promise<T>): 
 }
 
 /** Deletes what has expired at `now` (the injected clock's time). */
-export async function purgeExpired(db: Db, now: number): Promise<PurgeReport> {
-  const deleted = await withCleanupLock(db, (on) => purgeAll(db, on, now));
+export async function purgeExpired(db: Db, now: number, options: PurgeOptions = {}): Promise<PurgeReport> {
+  const deleted = await withCleanupLock(db, (on) => purgeAll(db, on, now, options));
   return deleted === null ? { ran: false, deleted: {} } : { ran: true, deleted };
 }

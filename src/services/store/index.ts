@@ -9,7 +9,7 @@ import { availability, CALL_DEADLINE_MS, guardRepo } from './availability.js';
 import type { AvailabilityEvent } from './availability.js';
 import type { ApiKeyRepo } from './api-keys.js';
 import { purgeExpired } from './cleanup.js';
-import type { PurgeReport } from './cleanup.js';
+import type { PurgeOptions, PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
 import type { DbLimits } from './db.js';
 import type { Dialect } from './dialect.js';
@@ -67,7 +67,7 @@ export interface Store {
   /** Creates missing tables (retrying while another instance holds the migration lock). */
   migrate(options?: MigrateOptions): Promise<void>;
   /** Deletes expired rows unless another instance is doing it (cleanup.ts). */
-  purgeExpired(now: number): Promise<PurgeReport>;
+  purgeExpired(now: number, options?: PurgeOptions): Promise<PurgeReport>;
   /** The health probe: the superuser row must be there (within `budgetMs`). */
   ping(budgetMs: number): Promise<boolean>;
   /** Hears when the database stops answering the store's calls (with the cause), and when it answers again. */
@@ -89,7 +89,7 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     factors: guardRepo(factorRepo(db), deadlineMs, watch),
     userEvents: guardRepo(userEventRepo(db), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
-    purgeExpired: (now) => purgeExpired(db, now),
+    purgeExpired: (now, options) => purgeExpired(db, now, options),
     async ping(budgetMs) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<boolean>((resolve) => {
