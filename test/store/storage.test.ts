@@ -108,6 +108,8 @@ forEachDatabase((db) => {
       const sql = sqlOf(store);
       const options = { migrationSource: migrationSource(store.dialect), tableName: MIGRATIONS_TABLE };
       await sql.migrate.down(options);
+      assert.equal(await sql.schema.hasTable('user_events'), true, 'back before 0007 only');
+      await sql.migrate.down(options);
       assert.equal(await sql.schema.hasTable('user_events'), false, 'back before 0006');
       await sql.migrate.down(options);
       assert.equal(await sql.schema.hasColumn('sessions', 'session_id'), false, 'back before 0005');

@@ -365,6 +365,33 @@ function userEvents(dialect: Dialect): Knex.Migration {
   };
 }
 
+/**
+ * Indexes for a large database (docs/design.md#a-million-users): the purge keeps a no-session key while a refresh
+ * token names it (`refresh_tokens.apikey_hash`), and user-lookup-match may match the users' times.
+ */
+const scaleIndexes: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.alterTable('refresh_tokens', (t) => {
+      t.index(['apikey_hash']);
+    });
+    await knex.schema.alterTable('users', (t) => {
+      t.index(['created_on']);
+      t.index(['last_login_try']);
+      t.index(['last_login_success']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('users', (t) => {
+      t.dropIndex(['created_on']);
+      t.dropIndex(['last_login_try']);
+      t.dropIndex(['last_login_success']);
+    });
+    await knex.schema.alterTable('refresh_tokens', (t) => {
+      t.dropIndex(['apikey_hash']);
+    });
+  },
+};
+
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
   const migrations: Record<string, Knex.Migration> = {
     '0001_initial': initial(dialect),
@@ -373,6 +400,7 @@ export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> 
     '0004_passkey_challenges': passkeyChallenges(dialect),
     '0005_session_devices': sessionDevices(dialect),
     '0006_user_events': userEvents(dialect),
+    '0007_scale_indexes': scaleIndexes,
   };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),
