@@ -13,7 +13,7 @@ import type { Db } from './db.js';
 import { timeToDb } from './dialect.js';
 
 /** Rows one statement deletes unless `purgebatch` says otherwise. */
-export const PURGE_BATCH = 1000;
+export const PURGE_BATCH = 100;
 /** Keys of the advisory lock on PostgreSQL: "auth" and 1. */
 const PG_LOCK: readonly [number, number] = [0x61757468, 1];
 
@@ -65,6 +65,7 @@ async function purgeTable(db: Db, on: On, purge: Purge, now: number, options: Pu
   const batch = options.batch ?? PURGE_BATCH;
   let total = 0;
   for (;;) {
+    const began = performance.now();
     const expired = on(purge.table).where('expires', '<=', at);
     if (purge.keep) expired.whereNotExists(purge.keep(db.knex, at));
     // MariaDB/MySQL refuse LIMIT inside IN (subquery) but take DELETE … LIMIT; the others the reverse.
@@ -78,9 +79,10 @@ async function purgeTable(db: Db, on: On, purge: Purge, now: number, options: Pu
     total += deleted;
     if (deleted > 0) options.progress?.(purge.table, total);
     if (deleted < batch) return total;
-    // On SQLite each statement runs synchronously and knex settles it in microtasks: without this turn of the event
-    // loop, the requests that arrived meanwhile waited for the whole purge (docs/design.md#sessions-and-the-purge).
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // On SQLite each statement runs synchronously and knex settles it in microtasks: without a pause the requests
+    // that arrived meanwhile waited for the whole purge. Pausing as long as the batch took leaves the server at least
+    // half of its time (docs/design.md#sessions-and-the-purge).
+    await new Promise<void>((resolve) => setTimeout(resolve, performance.now() - began));
   }
 }
 
