@@ -1,11 +1,11 @@
 /**
- * The purge of expired rows (docs/design.md#sessions-and-the-purge): sessions, API keys (session-tied and no-session)
- * refresh tokens, login tickets, passkey challenges and the users' security history whose expiry has passed by the injected clock. One instance at a time: an
- * advisory lock on PostgreSQL (`pg_try_advisory_lock`, per database) and MariaDB/MySQL (`GET_LOCK`,
- * per server, so the name carries the database's); on SQLite only the primary process runs it. The
- * lock is held by one connection, so a crashed instance releases it with its connection. Deletes go
- * in batches, so no statement runs long and SQLite writers in the workers wait only briefly, and the event loop turns
- * between two batches, so a process that purges and serves answers requests meanwhile.
+ * The purge of expired rows (docs/design.md#sessions-and-the-purge): sessions, API keys (session-tied and
+ * no-session), refresh tokens, login tickets, passkey challenges and the users' security history whose expiry has
+ * passed by the injected clock. One instance at a time: an advisory lock on PostgreSQL (`pg_try_advisory_lock`, per
+ * database) and MariaDB/MySQL (`GET_LOCK`, per server, so the name carries the database's); on SQLite only the primary
+ * process runs it. The lock is held by one connection, so a crashed instance releases it with its connection. Deletes
+ * go in batches, so no statement runs long and SQLite writers in the workers wait only briefly, and the purge pauses
+ * after each, so a process that purges and serves answers requests meanwhile.
  */
 import type { Knex } from 'knex';
 import { withConnection } from './db.js';

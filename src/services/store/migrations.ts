@@ -367,30 +367,34 @@ function userEvents(dialect: Dialect): Knex.Migration {
 
 /**
  * Indexes for a large database (docs/design.md#a-million-users): the purge keeps a no-session key while a refresh
- * token names it (`refresh_tokens.apikey_hash`), and user-lookup-match may match the users' times.
+ * token names it (`refresh_tokens.apikey_hash`), and user-lookup-match pages through the users of one value of a
+ * column in user_id order, which an index on (column, user_id) answers as one bounded range. SQLite and InnoDB end
+ * every index with the primary key already, so only PostgreSQL needs the pair for the columns indexed since 0001.
  */
-const scaleIndexes: Knex.Migration = {
-  async up(knex) {
-    await knex.schema.alterTable('refresh_tokens', (t) => {
-      t.index(['apikey_hash']);
-    });
-    await knex.schema.alterTable('users', (t) => {
-      t.index(['created_on']);
-      t.index(['last_login_try']);
-      t.index(['last_login_success']);
-    });
-  },
-  async down(knex) {
-    await knex.schema.alterTable('users', (t) => {
-      t.dropIndex(['created_on']);
-      t.dropIndex(['last_login_try']);
-      t.dropIndex(['last_login_success']);
-    });
-    await knex.schema.alterTable('refresh_tokens', (t) => {
-      t.dropIndex(['apikey_hash']);
-    });
-  },
-};
+const TIME_MATCHES = ['created_on', 'last_login_try', 'last_login_success'];
+const INDEXED_MATCHES = ['full_name', 'user_role', 'is_active'];
+
+function scaleIndexes(dialect: Dialect): Knex.Migration {
+  const paired = [...TIME_MATCHES, ...(dialect === 'pg' ? INDEXED_MATCHES : [])].map((column) => [column, 'user_id']);
+  return {
+    async up(knex) {
+      await knex.schema.alterTable('refresh_tokens', (t) => {
+        t.index(['apikey_hash']);
+      });
+      await knex.schema.alterTable('users', (t) => {
+        for (const columns of paired) t.index(columns);
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable('users', (t) => {
+        for (const columns of paired) t.dropIndex(columns);
+      });
+      await knex.schema.alterTable('refresh_tokens', (t) => {
+        t.dropIndex(['apikey_hash']);
+      });
+    },
+  };
+}
 
 export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> {
   const migrations: Record<string, Knex.Migration> = {
@@ -400,7 +404,7 @@ export function migrationSource(dialect: Dialect): Knex.MigrationSource<string> 
     '0004_passkey_challenges': passkeyChallenges(dialect),
     '0005_session_devices': sessionDevices(dialect),
     '0006_user_events': userEvents(dialect),
-    '0007_scale_indexes': scaleIndexes,
+    '0007_scale_indexes': scaleIndexes(dialect),
   };
   return {
     getMigrations: () => Promise.resolve(Object.keys(migrations)),

@@ -1,0 +1,149 @@
+/**
+ * The statements that a large database makes slow read through an index, on each database
+ * (docs/design.md#a-million-users). Each statement is captured as the store runs it (knex's query event) and
+ * explained in a way that does not depend on the tables' sizes: PostgreSQL with every path but index scans, sorts and
+ * nested loops priced out (so a scan remains only where no index can serve), MariaDB/MySQL by the indexes it could
+ * use (`possible_keys`), SQLite by its plan (SEARCH through an index, not SCAN or an automatic index).
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Knex } from 'knex';
+import { randomSource } from '../../src/domain/ports.js';
+import { openStore } from '../../src/services/store/index.js';
+import type { Store } from '../../src/services/store/index.js';
+import { MAINTENANCE_LIMITS } from '../../src/services/store/db.js';
+import { seedFixedAccounts } from '../../src/services/store/seed.js';
+import { FrozenClock } from '../helpers/clock.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { testHasher } from '../helpers/server.js';
+import { sqlOf } from '../helpers/sql.js';
+
+interface Statement {
+  readonly sql: string;
+  readonly bindings: readonly Knex.Value[];
+}
+
+/** The statements knex ran for `work`. */
+async function captured(knex: Knex, work: () => Promise<unknown>): Promise<Statement[]> {
+  const seen: Statement[] = [];
+  const listen = (query: { sql: string; bindings?: readonly Knex.Value[] }): void => {
+    seen.push({ sql: query.sql, bindings: query.bindings ?? [] });
+  };
+  knex.on('query', listen);
+  try {
+    await work();
+  } finally {
+    knex.off('query', listen);
+  }
+  return seen;
+}
+
+/**
+ * Whether the statement's plan finds its rows by `column` through an index: a condition on `column` in an index
+ * search (SQLite, not an index SQLite builds for the one statement), an index condition (PostgreSQL), an index of
+ * the column among those the statement could use (MariaDB/MySQL). The plan, to show when it is not.
+ */
+async function indexedBy(
+  knex: Knex,
+  kind: TestDatabase['kind'],
+  statement: Statement,
+  column: string,
+): Promise<{ readonly ok: boolean; readonly plan: string }> {
+  const { sql, bindings } = statement;
+  const named = new RegExp(`\\b${column}\\b`);
+  if (kind === 'sqlite') {
+    const rows = await knex.raw<Array<{ detail: string }>>(`EXPLAIN QUERY PLAN ${sql}`, bindings);
+    const details = rows.map((r) => r.detail);
+    const ok = details.some(
+      (d) => /^SEARCH .* USING (COVERING )?INDEX /.test(d) && named.test(d.slice(d.indexOf('('))),
+    );
+    return { ok: ok && !details.some((d) => d.includes('AUTOMATIC')), plan: details.join('; ') };
+  }
+  if (kind === 'pg') {
+    return knex.transaction(async (trx) => {
+      // Priced out: what remains is what no index can serve (the test's tables are empty, the plans at scale are not).
+      for (const path of ['seqscan', 'bitmapscan', 'material', 'hashjoin', 'mergejoin'])
+        await trx.raw(`SET LOCAL enable_${path} = off`);
+      // The event gives PostgreSQL's own $1 placeholders; knex.raw takes ?.
+      const result = await trx.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(
+        `EXPLAIN ${sql.replace(/\$\d+/g, '?')}`,
+        bindings,
+      );
+      const lines = result.rows.map((r) => r['QUERY PLAN']);
+      return { ok: lines.some((line) => /Index Cond: /.test(line) && named.test(line)), plan: lines.join('\n') };
+    });
+  }
+  const [rows] = (await knex.raw(`EXPLAIN ${sql}`, bindings)) as [
+    Array<{ table: string | null; possible_keys: string | null; Extra: string | null }>,
+  ];
+  // A unique index already read, at planning, that no row has the value: a lookup through that index.
+  if (rows.length === 1 && /noticed after reading const tables/.test(rows[0]?.Extra ?? '')) {
+    return { ok: true, plan: JSON.stringify(rows) };
+  }
+  const keys = rows.flatMap((r) => (r.possible_keys ?? '').split(','));
+  return { ok: keys.some((key) => key.includes(`_${column}_`)), plan: JSON.stringify(rows) };
+}
+
+forEachDatabase((db) => {
+  const stores: Store[] = [];
+  after(async () => {
+    for (const store of stores) await store.close();
+  });
+  const clock = new FrozenClock(Date.UTC(2026, 10, 27, 9, 0, 0));
+  const ready = async (): Promise<Store> => {
+    const store = openStore(await db.fresh(), MAINTENANCE_LIMITS);
+    stores.push(store);
+    await store.migrate();
+    await seedFixedAccounts(
+      store.users,
+      { clock, random: randomSource, hasher: testHasher },
+      { email: 'admin@example.org', password: 'pw-pw-pw-pw-pw' },
+    );
+    return store;
+  };
+
+  describe('statements that must read through an index', () => {
+    it('user-lookup-match by a column finds the users of a value (or of null) through an index of that column', async () => {
+      const store = await ready();
+      const knex = sqlOf(store);
+      const now = clock.now();
+      const matches: Array<
+        [Exclude<Parameters<Store['users']['matchColumn']>[0], 'user_id'>, string | number | boolean | null]
+      > = [
+        ['full_name', 'Somebody'],
+        ['full_name', null],
+        ['user_role', 'authenticated'],
+        ['is_active', true],
+        ['email', 'a@example.org'],
+        ['system_id', 'x'],
+        ['created_on', now],
+        ['last_login_try', now],
+        ['last_login_try', null],
+        ['last_login_success', now],
+      ];
+      for (const [column, value] of matches) {
+        const [statement, ...more] = await captured(knex, () => store.users.matchColumn(column, value, 0, 101));
+        assert.ok(statement !== undefined && more.length === 0);
+        const { ok, plan } = await indexedBy(knex, db.kind, statement, column);
+        assert.ok(ok, `${column} = ${String(value)}: ${plan}`);
+      }
+    });
+
+    it('every batch of the purge finds its rows through the expires index, and a kept key its refresh tokens by key', async () => {
+      const store = await ready();
+      const knex = sqlOf(store);
+      const statements = await captured(knex, () => store.purgeExpired(clock.now()));
+      const deletes = statements.filter((s) => /^delete/i.test(s.sql));
+      assert.equal(deletes.length, 7);
+      for (const statement of deletes) {
+        const { ok, plan } = await indexedBy(knex, db.kind, statement, 'expires');
+        assert.ok(ok, `${statement.sql}: ${plan}`);
+      }
+      const kept = deletes.find((s) => s.sql.includes('apikeys_nosession'));
+      assert.ok(kept !== undefined);
+      const { ok, plan } = await indexedBy(knex, db.kind, kept, 'apikey_hash');
+      assert.ok(ok, plan);
+    });
+  });
+});
