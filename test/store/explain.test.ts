@@ -9,10 +9,13 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Knex } from 'knex';
 import { randomSource } from '../../src/domain/ports.js';
+import { purgeExpired } from '../../src/services/store/cleanup.js';
 import { openStore } from '../../src/services/store/index.js';
 import type { Store } from '../../src/services/store/index.js';
 import { MAINTENANCE_LIMITS } from '../../src/services/store/db.js';
+import { openDb } from '../../src/services/store/open-db.js';
 import { seedFixedAccounts } from '../../src/services/store/seed.js';
+import type { DatabaseTarget } from '../../src/services/store/url.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import type { TestDatabase } from '../helpers/databases.js';
@@ -91,8 +94,8 @@ forEachDatabase((db) => {
     for (const store of stores) await store.close();
   });
   const clock = new FrozenClock(Date.UTC(2026, 10, 27, 9, 0, 0));
-  const ready = async (): Promise<Store> => {
-    const store = openStore(await db.fresh(), MAINTENANCE_LIMITS);
+  const ready = async (target?: DatabaseTarget): Promise<Store> => {
+    const store = openStore(target ?? (await db.fresh()), MAINTENANCE_LIMITS);
     stores.push(store);
     await store.migrate();
     await seedFixedAccounts(
@@ -131,9 +134,12 @@ forEachDatabase((db) => {
     });
 
     it('every batch of the purge finds its rows through the expires index, and a kept key its refresh tokens by key', async () => {
-      const store = await ready();
+      // The purge itself, on a connection of the test's: the store runs SQLite's on a thread of its own.
+      const target = await db.fresh();
+      const store = await ready(target);
       const knex = sqlOf(store);
-      const statements = await captured(knex, () => store.purgeExpired(clock.now()));
+      const own = openDb(target, MAINTENANCE_LIMITS);
+      const statements = await captured(own.knex, () => purgeExpired(own, clock.now())).finally(() => own.close());
       const deletes = statements.filter((s) => /^delete/i.test(s.sql));
       assert.equal(deletes.length, 7);
       for (const statement of deletes) {

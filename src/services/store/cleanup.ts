@@ -5,7 +5,7 @@
  * database) and MariaDB/MySQL (`GET_LOCK`, per server, so the name carries the database's); on SQLite only the primary
  * process runs it. The lock is held by one connection, so a crashed instance releases it with its connection. Deletes
  * go in batches, so no statement runs long and SQLite writers in the workers wait only briefly, and the purge pauses
- * after each, so a process that purges and serves answers requests meanwhile.
+ * after each. On SQLite it runs on a thread of its own (purge-thread.ts).
  */
 import type { Knex } from 'knex';
 import { withConnection } from './db.js';
@@ -79,9 +79,8 @@ async function purgeTable(db: Db, on: On, purge: Purge, now: number, options: Pu
     total += deleted;
     if (deleted > 0) options.progress?.(purge.table, total);
     if (deleted < batch) return total;
-    // On SQLite each statement runs synchronously and knex settles it in microtasks: without a pause the requests
-    // that arrived meanwhile waited for the whole purge. Pausing as long as the batch took leaves the server at least
-    // half of its time (docs/design.md#sessions-and-the-purge).
+    // Pausing as long as the batch took leaves the database at least half of its time, and on SQLite lets the
+    // server's writes take the write lock between two batches (docs/design.md#sessions-and-the-purge).
     await new Promise<void>((resolve) => setTimeout(resolve, performance.now() - began));
   }
 }

@@ -9,6 +9,7 @@ import { availability, CALL_DEADLINE_MS, guardRepo } from './availability.js';
 import type { AvailabilityEvent } from './availability.js';
 import type { ApiKeyRepo } from './api-keys.js';
 import { purgeExpired } from './cleanup.js';
+import { purgeOnThread } from './purge-thread.js';
 import type { PurgeOptions, PurgeReport } from './cleanup.js';
 import { SERVING_LIMITS } from './db.js';
 import type { DbLimits } from './db.js';
@@ -89,7 +90,9 @@ export function openStore(target: DatabaseTarget, limits: DbLimits = SERVING_LIM
     factors: guardRepo(factorRepo(db), deadlineMs, watch),
     userEvents: guardRepo(userEventRepo(db), deadlineMs, watch),
     migrate: (options) => migrate(knex, dialect, options),
-    purgeExpired: (now, options) => purgeExpired(db, now, options),
+    // SQLite's purge runs on a thread and connection of its own, off the serving thread (purge-thread.ts).
+    purgeExpired: (now, options = {}) =>
+      target.dialect === 'sqlite' ? purgeOnThread(target, now, options) : purgeExpired(db, now, options),
     async ping(budgetMs) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<boolean>((resolve) => {
