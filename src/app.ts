@@ -409,7 +409,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   try {
     // The primary of a cluster runs the purge; a single process runs its own.
-    const cleanup = options.worker === undefined ? startCleanup(store, clock, log, config.purge) : null;
+    const cleanup = options.worker === undefined ? startCleanup(store, clock, log, config.purge, metrics) : null;
     const policy = swappablePolicy(loaded.compiled);
     const loginBackoff = config.loginBackoff
       ? storeLoginBackoff(wiring.admission, clock, options.sleep ?? ((ms) => sleepFor(ms)))

@@ -26,6 +26,7 @@ import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 import { createLogger, flushStdio } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
 import type { MetricsHub } from '../services/metrics/cluster.js';
+import type { PurgeMetrics } from '../services/metrics/port.js';
 import type { LoadedPolicy } from '../services/policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
 import { startCleanup } from '../services/store/cleanup-timer.js';
@@ -247,20 +248,22 @@ function handleSignals(primary: Primary): void {
  * With `metrics` 1, the hub that sums every process's metrics (the primary's own registry holds its
  * process metrics and the policy reloads it decides) and the audit sink that counts those reloads.
  */
-async function primaryMetricsOf(config: Config): Promise<{ sinks: AuditSink[]; metrics: MetricsHub | null }> {
-  if (config.metrics === null) return { sinks: [], metrics: null };
+async function primaryMetricsOf(
+  config: Config,
+): Promise<{ sinks: AuditSink[]; metrics: MetricsHub | null; purges: PurgeMetrics | null }> {
+  if (config.metrics === null) return { sinks: [], metrics: null, purges: null };
   const { createPrimaryMetrics } = await import('../services/metrics/prometheus.js');
   const { metricsHub } = await import('../services/metrics/cluster.js');
   const own = createPrimaryMetrics();
-  return { sinks: [metricsAuditSink(own)], metrics: metricsHub(own.registry) };
+  return { sinks: [metricsAuditSink(own)], metrics: metricsHub(own.registry), purges: own };
 }
 
 /** Resolves with the URL once every worker listens. `policy` is the one checked before forking. */
 export async function runPrimary(config: Config, policy: LoadedPolicy): Promise<string> {
   const log = createLogger(process.stdout, config.logLevel, config.logFormat);
   const prepared = await prepareDatabase({ config, log });
-  const cleanup = startCleanup(prepared.store, systemClock, log, config.purge);
-  const { sinks, metrics } = await primaryMetricsOf(config);
+  const { sinks, metrics, purges } = await primaryMetricsOf(config);
+  const cleanup = startCleanup(prepared.store, systemClock, log, config.purge, purges);
   // The primary's own audit events are the policy reloads; the workers send their requests' events.
   const audit = auditOf(config, log, systemClock, randomSource, { sinks });
   const env = readEnvironment();

@@ -126,4 +126,35 @@ describe('the purge timer', () => {
       timer.stop();
     }
   });
+
+  it('tells the metrics how each purge ended, with the rows it deleted', async () => {
+    const seen: Array<[string, Readonly<Record<string, number>>]> = [];
+    const outcomes = [
+      () => Promise.resolve({ ran: true, deleted: { sessions: 4 } }),
+      () => Promise.resolve({ ran: false, deleted: {} }),
+      () => Promise.reject(new Error('down')),
+    ];
+    const timer = startCleanup(
+      { purgeExpired: () => (outcomes.shift() ?? (() => Promise.resolve({ ran: true, deleted: {} })))() },
+      new FrozenClock(),
+      recorder(),
+      { intervalMinutes: 60, batch: 100 },
+      {
+        purge: (result, deleted, seconds) => {
+          assert.ok(seconds >= 0);
+          seen.push([result, deleted]);
+        },
+      },
+    );
+    try {
+      for (let i = 0; i < 3; i++) await timer.runOnce();
+      assert.deepEqual(seen, [
+        ['ran', { sessions: 4 }],
+        ['skipped', {}],
+        ['failed', {}],
+      ]);
+    } finally {
+      timer.stop();
+    }
+  });
 });

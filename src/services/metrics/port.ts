@@ -42,8 +42,14 @@ export interface Scrape {
   readonly text: string;
 }
 
+/** The purge of expired rows (docs/design.md#sessions-and-the-purge), counted by the process that runs it. */
+export interface PurgeMetrics {
+  /** A purge ended: `ran` with the rows it deleted per table and how long it took, `skipped` or `failed`. */
+  purge(result: 'ran' | 'skipped' | 'failed', deleted: Readonly<Record<string, number>>, seconds: number): void;
+}
+
 /** One process's metrics. */
-export interface ServiceMetrics extends RequestMetrics {
+export interface ServiceMetrics extends RequestMetrics, PurgeMetrics {
   /** An audit event was recorded; the few in COUNTED_EVENTS are counted, the rest ignored. */
   audited(event: string): void;
   /** The database stopped (false) or started again (true) answering the store's calls. */

@@ -7,7 +7,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { COUNTED_EVENTS, REFUSAL_REASONS } from './port.js';
-import type { ServiceMetrics } from './port.js';
+import type { PurgeMetrics, ServiceMetrics } from './port.js';
 
 /** What the process reads at scrape time. */
 export interface MetricSources {
@@ -20,8 +20,50 @@ export interface MetricSources {
 /** From 1 ms (a cached read) to 10 s (a login behind the hash queue and the back-off). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** The tables the purge deletes from (a closed set: the label never carries anything else). */
+const PURGED_TABLES = [
+  'refresh_tokens',
+  'apikeys_nosession',
+  'apikeys',
+  'login_tickets',
+  'passkey_challenges',
+  'user_events',
+  'sessions',
+] as const;
+
+/** The purge's metrics: registered by every process, counted by the one that purges (a single process or the primary). */
+function purgeMetrics(registry: Registry): PurgeMetrics {
+  const purges = new Counter({
+    name: 'authsvc_purges_total',
+    help: 'Purges of expired rows by result: ran, skipped (another instance was purging) or failed.',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const rows = new Counter({
+    name: 'authsvc_purged_rows_total',
+    help: 'Expired rows the purge deleted, by table.',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
+  const lastSeconds = new Gauge({
+    name: 'authsvc_purge_last_duration_seconds',
+    help: 'How long the last purge that ran took, in seconds.',
+    registers: [registry],
+  });
+  for (const result of ['ran', 'skipped', 'failed'] as const) purges.inc({ result }, 0);
+  for (const table of PURGED_TABLES) rows.inc({ table }, 0);
+  return {
+    purge(result, deleted, seconds) {
+      purges.inc({ result });
+      if (result !== 'ran') return;
+      lastSeconds.set(seconds);
+      for (const table of PURGED_TABLES) rows.inc({ table }, deleted[table] ?? 0);
+    },
+  };
+}
+
 /** The metrics every process registers (the primary too, so the sums line up by name). */
-function sharedMetrics(registry: Registry): { policyReloads: Counter<'result'> } {
+function sharedMetrics(registry: Registry): { policyReloads: Counter<'result'>; purges: PurgeMetrics } {
   collectDefaultMetrics({ register: registry });
   const policyReloads = new Counter({
     name: 'authsvc_policy_reloads_total',
@@ -31,7 +73,7 @@ function sharedMetrics(registry: Registry): { policyReloads: Counter<'result'> }
   });
   policyReloads.inc({ result: 'ok' }, 0);
   policyReloads.inc({ result: 'refused' }, 0);
-  return { policyReloads };
+  return { policyReloads, purges: purgeMetrics(registry) };
 }
 
 function countPolicyReload(policyReloads: Counter<'result'>, event: string): void {
@@ -47,7 +89,7 @@ const scrapeOf = async (registry: Registry): Promise<{ contentType: string; text
 export function createServiceMetrics(sources: MetricSources = {}): ServiceMetrics & { readonly registry: Registry } {
   const registry = new Registry();
   const registers = [registry];
-  const { policyReloads } = sharedMetrics(registry);
+  const { policyReloads, purges } = sharedMetrics(registry);
   const requests = new Counter({
     name: 'authsvc_requests_total',
     help: 'Requests whose token opened, by action (unknown for a name the server does not know) and outcome: success, the failure code, invalid, rate-limited, unavailable or error.',
@@ -160,14 +202,19 @@ export function createServiceMetrics(sources: MetricSources = {}): ServiceMetric
     securityMail(outcome) {
       securityMails.inc({ outcome });
     },
+    purge: (result, deleted, seconds) => purges.purge(result, deleted, seconds),
     scrape: () => scrapeOf(registry),
     figures: () => registry.getMetricsAsJSON(),
   };
 }
 
 /** The cluster primary's own registry: its process metrics and the policy reloads it decides. */
-export function createPrimaryMetrics(): { readonly registry: Registry; audited(event: string): void } {
+export function createPrimaryMetrics(): PurgeMetrics & { readonly registry: Registry; audited(event: string): void } {
   const registry = new Registry();
-  const { policyReloads } = sharedMetrics(registry);
-  return { registry, audited: (event) => countPolicyReload(policyReloads, event) };
+  const { policyReloads, purges } = sharedMetrics(registry);
+  return {
+    registry,
+    audited: (event) => countPolicyReload(policyReloads, event),
+    purge: (result, deleted, seconds) => purges.purge(result, deleted, seconds),
+  };
 }
