@@ -97,6 +97,8 @@ export interface RunningApp {
   reloadPolicy(): ReloadOutcome;
   /** A policy document the cluster primary already checked (the same bytes for every worker). */
   applyPolicy(bytes: Uint8Array): ReloadOutcome;
+  /** Runs the purge now, as its timer does (a worker has none: nothing happens). */
+  purgeNow(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -426,6 +428,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       webhook: audit.webhook,
       reloadPolicy: () => reloadPolicyFile(policy, config.permissionsPath, log, audit.sink),
       applyPolicy: (bytes) => applyPolicyBytes(policy, bytes, log, config.permissionsPath),
+      purgeNow: () => cleanup?.runOnce() ?? Promise.resolve(),
       async close() {
         cleanup?.stop();
         const listenerClosed = options.worker?.listenerClosed;

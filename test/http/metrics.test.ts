@@ -179,6 +179,28 @@ describe('GET /metrics', () => {
     });
   });
 
+  describe('the purge', () => {
+    it('counts a purge that ran, the rows it deleted by table, and how long it took', async () => {
+      const server = await startTestServer({ config: { metrics: LOOPBACK } });
+      try {
+        await openSession(server, null, 1);
+        await openSession(server, null, 1);
+        const before = await scrape(server);
+        server.clock.advance(2 * 86_400_000);
+        await server.app.purgeNow();
+        const after = await scrape(server);
+        const ran = (samples: Sample[]) => sampleValue(samples, 'authsvc_purges_total', { result: 'ran' });
+        const rows = (samples: Sample[], table: string) => sampleValue(samples, 'authsvc_purged_rows_total', { table });
+        assert.equal(ran(after) - ran(before), 1);
+        assert.equal(rows(after, 'sessions') - rows(before, 'sessions'), 2);
+        assert.equal(rows(after, 'apikeys') - rows(before, 'apikeys'), 0);
+        assert.ok(sampleValue(after, 'authsvc_purge_last_duration_seconds') > 0);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
   describe('policy reloads', () => {
     it('counts a reload that puts a policy in force and one that is refused', async (t) => {
       const dir = mkdtempSync(join(tmpdir(), 'authsvc-metrics-'));
