@@ -4,12 +4,13 @@
  * on, `has_more` says whether more follow), so no request reads an unbounded table into memory and no
  * stored data can make a reply too large to seal (docs/design.md#stored-dicts-and-replies-are-bounded).
  * user-lookup-match refuses an unlisted `by` in the schema, before any SQL, and a `match` of the wrong type for its
- * field; extra_info is matched in TypeScript over pages of the table, so the three databases (whose JSON functions
- * differ) answer alike.
+ * field; extra_info is prefiltered by the database and matched exactly in TypeScript, so the three databases (whose JSON
+ * functions differ) answer alike.
  */
 import { normaliseFullName } from '../accounts/full-name.js';
 import { userInfo } from '../accounts/user-info.js';
 import { holdsItems } from '../domain/json-equal.js';
+import { UnavailableError } from '../domain/errors.js';
 import { fail, invalid, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import { MAX_PAGE_BYTES, normaliseEmail, parseDateTime, USER_PAGE_SIZE } from '../protocol/index.js';
@@ -23,8 +24,8 @@ import type { Deps, FamilyHandlers } from './define.js';
 const LOOKUP_OK = 'User look up successful.';
 const LOOKUP_FAILED = 'User look up failed.';
 
-/** Rows of (user_id, extra_info) read per query while matching extra_info. */
-const SCAN_BATCH = 1000;
+/** How long a search by extra_info may go on (the SQL statement timeout of PostgreSQL and MariaDB, db.ts). */
+const MATCH_BUDGET_MS = 2000;
 
 /** Users read per query while filling a page: a page of big dicts ends long before USER_PAGE_SIZE. */
 const PAGE_BATCH = 100;
@@ -41,11 +42,6 @@ async function* batchesAfter(fetch: (after: number, limit: number) => Promise<Us
     if (last === undefined || rows.length < PAGE_BATCH) return;
     from = last.userId;
   }
-}
-
-/** The users of `userIds` (ordered), read a batch at a time. */
-async function* batchesOf(deps: Deps, userIds: readonly number[]): Batches {
-  for (let i = 0; i < userIds.length; i += PAGE_BATCH) yield deps.store.users.byIds(userIds.slice(i, i + PAGE_BATCH));
 }
 
 /** One page: up to USER_PAGE_SIZE users, and never more than MAX_PAGE_BYTES (but at least one user). */
@@ -137,19 +133,18 @@ function readMatch(by: MatchField, match: ActionInput<'user-lookup-match'>['matc
   }
 }
 
-/** The ids of users (after `after`) whose extra_info holds every item of `wanted`: up to USER_PAGE_SIZE + 1. */
-async function matchExtraInfo(deps: Deps, wanted: JsonObject, after: number): Promise<number[]> {
-  const matched: number[] = [];
-  for (let from = after; ;) {
-    const batch = await deps.store.users.extraInfoPage(from, SCAN_BATCH);
-    for (const row of batch) {
-      if (!holdsItems(row.extraInfo, wanted)) continue;
-      matched.push(row.userId);
-      if (matched.length > USER_PAGE_SIZE) return matched;
-    }
-    const last = batch.at(-1);
-    if (last === undefined || batch.length < SCAN_BATCH) return matched;
-    from = last.userId;
+/**
+ * The users after `after` whose extra_info holds every item of `wanted`, a batch at a time: the database
+ * prefilters, holdsItems decides. A search still going after MATCH_BUDGET_MS answers busy (503), as a statement
+ * timeout does on PostgreSQL and MariaDB (docs/design.md#user-lookup-match-by-extra_info).
+ */
+async function* holding(deps: Deps, wanted: JsonObject, after: number): Batches {
+  const deadline = deps.clock.now() + MATCH_BUDGET_MS;
+  for (let from: number | null = after; from !== null;) {
+    if (deps.clock.now() > deadline) throw new UnavailableError('busy');
+    const { rows, next } = await deps.store.users.matchExtraInfo(wanted, from, PAGE_BATCH);
+    yield rows.filter((row) => holdsItems(row.extraInfo, wanted));
+    from = next;
   }
 }
 
@@ -160,7 +155,7 @@ const userLookupMatch = defineAction('user-lookup-match', {
     if ('param' in match) return invalid([match], { user_info: null, has_more: false });
     const after = input.after_user_id ?? 0;
     if (match.kind === 'dict') {
-      return ok(await page(batchesOf(deps, await matchExtraInfo(deps, match.value, after))));
+      return ok(await page(holding(deps, match.value, after)));
     }
     const by = input.by as Exclude<MatchField, 'extra_info'>;
     const column = match.value;

@@ -63,7 +63,7 @@ export const lookupActions = {
     summary:
       'Lists the users whose field `by` equals `match` (compared by the field’s type), ordered by user_id, ' +
       `${USER_PAGE_SIZE} per page (fewer past 4 MiB). For extra_info, match is a dict: every given top-level key must hold a ` +
-      'deep-equal value (1, "1" and true differ).',
+      'deep-equal value (1, "1" and true differ); such a search that runs past 2 s answers busy (503).',
     changesState: false,
     rate: USER_RATE,
     failures: [],

@@ -93,7 +93,6 @@ export interface UserRepo extends EmailMarksRepo {
   forEdit(userId: number): Promise<EditableUser | null>;
   /** The role and activity of each of these users that exists, in one query. */
   standings(userIds: readonly number[]): Promise<ReadonlyMap<number, UserStanding>>;
-  byIds(userIds: readonly number[]): Promise<UserRecord[]>;
   /** Users with user_id > afterUserId, ordered by user_id, at most `limit`. */
   page(afterUserId: number, limit: number): Promise<UserRecord[]>;
   matchColumn(
@@ -102,11 +101,16 @@ export interface UserRepo extends EmailMarksRepo {
     afterUserId: number,
     limit: number,
   ): Promise<UserRecord[]>;
-  /** user_id and extra_info of a page of users (extra_info is matched in TypeScript, alike everywhere). */
-  extraInfoPage(
+  /**
+   * Users after `afterUserId` (ordered, at most `limit`) whose extra_info may hold every item of `wanted`: a
+   * superset the caller narrows with holdsItems (extra-info-match.ts). `next` is where to go on from, or null at
+   * the table's end; on SQLite one call reads a window of ids, so it may return no rows and a `next`.
+   */
+  matchExtraInfo(
+    wanted: JsonObject,
     afterUserId: number,
     limit: number,
-  ): Promise<Array<{ readonly userId: number; readonly extraInfo: JsonObject | null }>>;
+  ): Promise<{ readonly rows: UserRecord[]; readonly next: number | null }>;
   systemIdTaken(systemId: string): Promise<boolean>;
 
   // Creation, credentials and the lock-out counter (users-sign-in.ts).

@@ -5,8 +5,10 @@
  * table's descriptor maps the row (tables.ts). The access checks' standings are prepared statements too, one per
  * number of ids. Listings are knex builders.
  */
+import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import { timeToDb } from './dialect.js';
+import { whereHolds } from './extra-info-match.js';
 import { USER_COLUMNS } from './records.js';
 import type { Row, UserRecord } from './records.js';
 import { USERS, userColumns, userRecord } from './tables.js';
@@ -20,12 +22,14 @@ export type UserReads = Pick<
   | 'credentialsByEmail'
   | 'forEdit'
   | 'standings'
-  | 'byIds'
   | 'page'
   | 'matchColumn'
-  | 'extraInfoPage'
+  | 'matchExtraInfo'
   | 'systemIdTaken'
 >;
+
+/** User ids one SQLite statement of an extra_info match reads at most (docs/design.md#user-lookup-match-by-extra_info). */
+const SQLITE_MATCH_WINDOW = 5000;
 
 const TIMED = new Set(['created_on', 'last_login_try', 'last_login_success']);
 
@@ -102,13 +106,6 @@ export function userReads(db: Db): UserReads {
       );
     },
 
-    byIds: (userIds) =>
-      records(
-        listed()
-          .whereIn('user_id', [...new Set(userIds)])
-          .orderBy('user_id'),
-      ),
-
     page: (afterUserId, limit) => records(listed().where('user_id', '>', afterUserId).orderBy('user_id').limit(limit)),
 
     matchColumn(field, value, afterUserId, limit) {
@@ -119,16 +116,21 @@ export function userReads(db: Db): UserReads {
       );
     },
 
-    async extraInfoPage(afterUserId, limit) {
-      const rows = (await users()
-        .select('user_id', 'extra_info')
-        .where('user_id', '>', afterUserId)
-        .orderBy('user_id')
-        .limit(limit)) as Row[];
-      return rows.map((row) => {
-        const user = userColumns(row);
-        return { userId: user.user_id, extraInfo: user.extra_info ?? null };
-      });
+    async matchExtraInfo(wanted, afterUserId, limit) {
+      const ordered = (query: Knex.QueryBuilder) => whereHolds(query, dialect, wanted).orderBy('user_id').limit(limit);
+      if (dialect !== 'sqlite') {
+        // One statement: PostgreSQL's and MariaDB's statement timeouts bound it (db.ts).
+        const rows = await records(ordered(listed().where('user_id', '>', afterUserId)));
+        return { rows, next: rows.length === limit ? (rows.at(-1)?.userId ?? null) : null };
+      }
+      // SQLite has no statement timeout, and its driver holds the event loop for a whole statement: each
+      // statement reads at most a window of user ids, and the event loop turns between two.
+      const end = afterUserId + SQLITE_MATCH_WINDOW;
+      const rows = await records(ordered(listed().where('user_id', '>', afterUserId).where('user_id', '<=', end)));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (rows.length === limit) return { rows, next: rows.at(-1)?.userId ?? null };
+      const last = await users().max<{ last: number | null }>('user_id', { as: 'last' }).first();
+      return { rows, next: end < (last?.last ?? 0) ? end : null };
     },
 
     systemIdTaken: async (systemId) =>
