@@ -1,5 +1,5 @@
 /**
- * authsvc/client: a typed client for frontends. Encrypts the request, sends it, checks that the reply
+ * @authsvc/client: a typed client for frontends. Encrypts the request, sends it, checks that the reply
  * answers this request (`reqid`), decrypts it. It imports only src/protocol, so a frontend never
  * loads the server's database drivers.
  *
