@@ -1,5 +1,5 @@
 /**
- * authsvc/client: a typed client for frontends. Encrypts the request, sends it, checks that the reply
+ * @authsvc/client: a typed client for frontends. Encrypts the request, sends it, checks that the reply
  * answers this request (`reqid`), decrypts it. It imports only src/protocol, so a frontend never
  * loads the server's database drivers.
  *
@@ -8,8 +8,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { openJson, parseKeyring, sealJson } from '../protocol/index.js';
-export { FAILURE_REASONS, failureCodeOf } from '../protocol/index.js';
-import type { ActionInput, ActionName, Keyring, RequestId, ResponseEnvelope } from '../protocol/index.js';
+import type { Keyring } from '../protocol/index.js';
+// What the declarations below name comes from the protocol's modules that are free of Node's types (not from its
+// index, whose Fernet declarations hold Buffers): a frontend's strict project compiles them without @types/node
+// (docs/design.md#the-clients-declarations-stand-alone).
+export { FAILURE_REASONS, failureCodeOf } from '../protocol/failure-codes.js';
+import type { ActionInput, ActionName } from '../protocol/actions/index.js';
+import type { RequestId, ResponseEnvelope } from '../protocol/messages.js';
 import { AuthsvcError } from './errors.js';
 import type { AuthsvcErrorKind } from './errors.js';
 import { precheck } from './precheck.js';
@@ -23,20 +28,10 @@ import type { RawReply } from './transport.js';
  * common ones), and `failureCodeOf` maps the text back to its code. `RateClass` says which rate-limit
  * buckets an action counts against.
  */
-export type {
-  ActionFailure,
-  ActionInput,
-  ActionName,
-  ActionOutput,
-  ActionSuccess,
-  FailureCode,
-  FailureReason,
-  FailureReply,
-  RateClass,
-  RequestId,
-  ResponseEnvelope,
-  SuccessReply,
-} from '../protocol/index.js';
+export type { ActionFailure, ActionInput, ActionName, ActionOutput, ActionSuccess } from '../protocol/actions/index.js';
+export type { FailureCode, FailureReason } from '../protocol/failure-codes.js';
+export type { FailureReply, RequestId, ResponseEnvelope, SuccessReply } from '../protocol/messages.js';
+export type { RateClass } from '../protocol/rate-class.js';
 
 export { AUTHSVC_ERROR_KINDS, AuthsvcError } from './errors.js';
 export type { AuthsvcErrorKind, InvalidRequestReason } from './errors.js';
@@ -44,8 +39,11 @@ export type { AuthsvcErrorKind, InvalidRequestReason } from './errors.js';
 export interface ClientOptions {
   /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ or https://auth.internal:13431/ */
   readonly url: string;
-  /** PEM CA certificate(s) to trust for an https URL (e.g. a private or self-signed certificate). */
-  readonly ca?: string | Buffer;
+  /**
+   * PEM CA certificate(s) to trust for an https URL (e.g. a private or self-signed certificate); a Buffer, as
+   * readFileSync returns it, is a Uint8Array.
+   */
+  readonly ca?: string | Uint8Array;
   /** The pre-shared Fernet key (or `;`-separated keys: the first encrypts). */
   readonly secret: string;
   /** Per-request timeout in milliseconds (default 5000). */

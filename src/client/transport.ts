@@ -26,12 +26,18 @@ export interface Transport {
   close(): void;
 }
 
-export function createTransport(url: URL, ca?: string | Buffer): Transport {
+export function createTransport(url: URL, ca?: string | Uint8Array): Transport {
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:')
     throw new TypeError(`authsvc client: ${url.protocol} is not http: or https:`);
+  // node:tls takes any Uint8Array; its declared type is narrower (Buffer). A Buffer passes as it is, another
+  // Uint8Array as a Buffer over the same memory: no copy.
+  const caOption =
+    ca === undefined || typeof ca === 'string' || Buffer.isBuffer(ca)
+      ? ca
+      : Buffer.from(ca.buffer, ca.byteOffset, ca.byteLength);
   const agent = secure
-    ? new HttpsAgent({ keepAlive: true, ...(ca === undefined ? {} : { ca }) })
+    ? new HttpsAgent({ keepAlive: true, ...(caOption === undefined ? {} : { ca: caOption }) })
     : new HttpAgent({ keepAlive: true });
   const send = secure ? httpsRequest : httpRequest;
 

@@ -12,6 +12,9 @@ const TEXTS: Readonly<Record<number, string>> = {
   503: 'HTTP 503: Could not service this request right now; try again later.',
 };
 
+/** Every status answered with one of these lines (docs/protocol.md's status table lists them, test/docs checks). */
+export const PLAIN_STATUSES: readonly number[] = Object.keys(TEXTS).map(Number);
+
 /** Set as the header itself: Koa's `ctx.type` would look the value up in its MIME table each time. */
 export const TEXT_PLAIN = 'text/plain; charset=utf-8';
 
