@@ -139,3 +139,12 @@ export async function withConnection<C, T>(knex: Knex, use: (connection: C) => P
     await client.releaseConnection(connection);
   }
 }
+
+/**
+ * Hot statements bypass knex's builder: they announce themselves to knex's `query` listeners too, so that one
+ * listener sees every statement the store runs (the EXPLAIN test, docs/design.md#a-million-users). With no
+ * listener this is one check.
+ */
+export function announce(knex: Knex, sql: string, bindings: readonly unknown[]): void {
+  if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings: [...bindings], hot: true });
+}

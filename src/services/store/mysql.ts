@@ -13,7 +13,7 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type { Connection, ExecuteValues, ResultSetHeader, RowDataPacket } from 'mysql2';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, announce, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
 import type { Db, DbLimits, HotStatement } from './db.js';
 import { tlsOptions } from './tls.js';
 import type { MysqlTarget } from './url.js';
@@ -86,6 +86,7 @@ export function openMysql(target: MysqlTarget, limits: DbLimits): Db {
       const execute = <T extends RowDataPacket[] | ResultSetHeader>(bindings: readonly unknown[]): Promise<T> => {
         sql ??= nativeSql(build);
         const text = sql;
+        announce(knex, text, bindings);
         return withConnection(
           knex,
           (raw: Connection) =>

@@ -7,7 +7,7 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, announce, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
 import type { Db, DbLimits, HotStatement } from './db.js';
 import type { Row } from './records.js';
 import { tlsOptions } from './tls.js';
@@ -54,6 +54,7 @@ export function openPg(target: PgTarget, limits: DbLimits): Db {
       let text: string | undefined;
       const execute = (bindings: readonly unknown[]): Promise<pg.QueryResult<Row>> => {
         text ??= nativeSql(build);
+        announce(knex, text, bindings);
         const query = { name, text, values: [...bindings] };
         return withConnection(knex, (client: pg.Client) => client.query<Row>(query));
       };

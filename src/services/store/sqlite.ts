@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import { ACQUIRE_TIMEOUT_MS, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
+import { ACQUIRE_TIMEOUT_MS, announce, KNEX_LOG, nativeSql, runTransaction, withConnection } from './db.js';
 import type { Db, HotStatement } from './db.js';
 import type { Row } from './records.js';
 import type { SqliteTarget } from './url.js';
@@ -194,13 +194,28 @@ export function openSqlite(target: SqliteTarget, groupCommits: boolean = GROUP_C
         }
         return prepared.statement;
       };
-      const run = (bindings: readonly unknown[]): Promise<number> =>
-        onConnection((connection) => statement(connection).run(...bindings).changes);
+      const seen = (bindings: readonly unknown[]): void =>
+        announce(knex, (sql ??= unpeekable(nativeSql(build))), bindings);
+      const run = (bindings: readonly unknown[]): Promise<number> => {
+        seen(bindings);
+        return onConnection((connection) => statement(connection).run(...bindings).changes);
+      };
       return {
-        first: (bindings) => onConnection((connection) => statement(connection).get(...bindings) as Row | undefined),
-        all: (bindings) => onConnection((connection) => statement(connection).all(...bindings) as Row[]),
+        first: (bindings) => {
+          seen(bindings);
+          return onConnection((connection) => statement(connection).get(...bindings) as Row | undefined);
+        },
+        all: (bindings) => {
+          seen(bindings);
+          return onConnection((connection) => statement(connection).all(...bindings) as Row[]);
+        },
         run,
-        write: groupCommits ? (bindings) => commits.write(statement, bindings) : run,
+        write: groupCommits
+          ? (bindings) => {
+              seen(bindings);
+              return commits.write(statement, bindings);
+            }
+          : run,
       };
     },
     transaction: (work) => runTransaction(knex, BEGIN, work),
