@@ -140,11 +140,9 @@ function readMatch(by: MatchField, match: ActionInput<'user-lookup-match'>['matc
  */
 async function* holding(deps: Deps, wanted: JsonObject, after: number): Batches {
   const deadline = deps.clock.now() + MATCH_BUDGET_MS;
-  for (let from: number | null = after; from !== null;) {
-    if (deps.clock.now() > deadline) throw new UnavailableError('busy');
-    const { rows, next } = await deps.store.users.matchExtraInfo(wanted, from, PAGE_BATCH);
+  for await (const rows of deps.store.users.extraInfoCandidates(wanted, after, PAGE_BATCH)) {
     yield rows.filter((row) => holdsItems(row.extraInfo, wanted));
-    from = next;
+    if (deps.clock.now() > deadline) throw new UnavailableError('busy');
   }
 }
 

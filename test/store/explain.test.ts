@@ -160,12 +160,12 @@ forEachDatabase((db) => {
         );
         await knex.raw('ANALYZE users');
       }
-      const [statement, ...more] = await captured(knex, () => store.users.matchExtraInfo({ plan: 'pro' }, 0, 101));
-      assert.ok(statement !== undefined, 'one statement');
-      assert.ok(
-        more.every((s) => /max\(/.test(s.sql)),
-        'and at most the id of the last user',
-      );
+      const statements = await captured(knex, async () => {
+        for await (const batch of store.users.extraInfoCandidates({ plan: 'pro' }, 0, 101)) if (batch.length > 0) break;
+      });
+      // SQLite reads the last user id first (its windows end there).
+      const [statement, ...more] = statements.filter((s) => !/max\(/.test(s.sql));
+      assert.ok(statement !== undefined && more.length === 0, statements.map((s) => s.sql).join('\n'));
       const { plan } = await indexedBy(knex, db.kind, statement, 'user_id', { bitmaps: true });
       assert.match(
         plan,

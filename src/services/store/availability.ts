@@ -147,6 +147,10 @@ async function guarded<T>(run: () => T | Promise<T>, deadlineMs: number | null, 
  * busy timeout, knex's acquire timeout), and no network can drop its packets, so a timer and a race
  * per call would only cost time.
  */
+const ASYNC_GENERATOR_FUNCTION: unknown = Object.getPrototypeOf(async function* () {
+  // only its prototype is wanted
+});
+
 export function guardRepo<T extends object>(
   repo: T,
   deadlineMs: number | null = CALL_DEADLINE_MS,
@@ -154,11 +158,22 @@ export function guardRepo<T extends object>(
 ): T {
   const wrapped: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(repo)) {
-    wrapped[key] =
-      typeof value === 'function'
-        ? (...args: unknown[]) =>
-            guarded(() => (value as (...a: unknown[]) => unknown).apply(repo, args), deadlineMs, watch)
-        : value;
+    if (typeof value !== 'function') wrapped[key] = value;
+    else if (Object.getPrototypeOf(value) === ASYNC_GENERATOR_FUNCTION) {
+      // A method that reads in batches: each batch is a call of its own, with its own deadline.
+      wrapped[key] = (...args: unknown[]): AsyncIterable<unknown> => ({
+        [Symbol.asyncIterator]() {
+          const inner = (value as (...a: unknown[]) => AsyncGenerator).apply(repo, args);
+          return {
+            next: () => guarded(() => inner.next(), deadlineMs, watch),
+            return: (result?: unknown) => inner.return(result),
+          };
+        },
+      });
+    } else {
+      wrapped[key] = (...args: unknown[]) =>
+        guarded(() => (value as (...a: unknown[]) => unknown).apply(repo, args), deadlineMs, watch);
+    }
   }
   return wrapped as T;
 }

@@ -102,15 +102,11 @@ export interface UserRepo extends EmailMarksRepo {
     limit: number,
   ): Promise<UserRecord[]>;
   /**
-   * Users after `afterUserId` (ordered, at most `limit`) whose extra_info may hold every item of `wanted`: a
-   * superset the caller narrows with holdsItems (extra-info-match.ts). `next` is where to go on from, or null at
-   * the table's end; on SQLite one call reads a window of ids, so it may return no rows and a `next`.
+   * Users after `afterUserId` (ordered, in batches of at most `batch`) whose extra_info may hold every item of
+   * `wanted`: a superset the caller narrows with holdsItems (extra-info-match.ts). A batch may be empty (SQLite reads
+   * a window of ids at a time); the caller stops when it has enough.
    */
-  matchExtraInfo(
-    wanted: JsonObject,
-    afterUserId: number,
-    limit: number,
-  ): Promise<{ readonly rows: UserRecord[]; readonly next: number | null }>;
+  extraInfoCandidates(wanted: JsonObject, afterUserId: number, batch: number): AsyncIterable<UserRecord[]>;
   systemIdTaken(systemId: string): Promise<boolean>;
 
   // Creation, credentials and the lock-out counter (users-sign-in.ts).

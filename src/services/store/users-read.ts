@@ -5,7 +5,6 @@
  * table's descriptor maps the row (tables.ts). The access checks' standings are prepared statements too, one per
  * number of ids. Listings are knex builders.
  */
-import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import { timeToDb } from './dialect.js';
 import { whereHolds } from './extra-info-match.js';
@@ -24,12 +23,15 @@ export type UserReads = Pick<
   | 'standings'
   | 'page'
   | 'matchColumn'
-  | 'matchExtraInfo'
+  | 'extraInfoCandidates'
   | 'systemIdTaken'
 >;
 
-/** User ids one SQLite statement of an extra_info match reads at most (docs/design.md#user-lookup-match-by-extra_info). */
-const SQLITE_MATCH_WINDOW = 5000;
+/**
+ * The window of user ids one SQLite statement of an extra_info match reads: its first size and its bounds, and the
+ * statement times (ms) under which it doubles and over which it halves.
+ */
+const SQLITE_WINDOW = { first: 5000, least: 1000, most: 1 << 20, quickMs: 4, slowMs: 16 } as const;
 
 const TIMED = new Set(['created_on', 'last_login_try', 'last_login_success']);
 
@@ -116,21 +118,37 @@ export function userReads(db: Db): UserReads {
       );
     },
 
-    async matchExtraInfo(wanted, afterUserId, limit) {
-      const ordered = (query: Knex.QueryBuilder) => whereHolds(query, dialect, wanted).orderBy('user_id').limit(limit);
+    async *extraInfoCandidates(wanted, afterUserId, batch) {
+      const from = (after: number) =>
+        whereHolds(listed().where('user_id', '>', after), dialect, wanted)
+          .orderBy('user_id')
+          .limit(batch);
       if (dialect !== 'sqlite') {
-        // One statement: PostgreSQL's and MariaDB's statement timeouts bound it (db.ts).
-        const rows = await records(ordered(listed().where('user_id', '>', afterUserId)));
-        return { rows, next: rows.length === limit ? (rows.at(-1)?.userId ?? null) : null };
+        // A statement a batch: PostgreSQL's and MariaDB's statement timeouts bound each (db.ts).
+        for (let after = afterUserId; ;) {
+          const rows = await records(from(after));
+          yield rows;
+          const last = rows.at(-1);
+          if (last === undefined || rows.length < batch) return;
+          after = last.userId;
+        }
       }
-      // SQLite has no statement timeout, and its driver holds the event loop for a whole statement: each
-      // statement reads at most a window of user ids, and the event loop turns between two.
-      const end = afterUserId + SQLITE_MATCH_WINDOW;
-      const rows = await records(ordered(listed().where('user_id', '>', afterUserId).where('user_id', '<=', end)));
-      await new Promise((resolve) => setImmediate(resolve));
-      if (rows.length === limit) return { rows, next: rows.at(-1)?.userId ?? null };
-      const last = await users().max<{ last: number | null }>('user_id', { as: 'last' }).first();
-      return { rows, next: end < (last?.last ?? 0) ? end : null };
+      // SQLite has no statement timeout, and its driver holds the event loop for a whole statement: a statement
+      // reads a window of user ids, which grows while statements are quick (an index serves the match) and shrinks
+      // when they are not, and the event loop turns between two (docs/design.md#user-lookup-match-by-extra_info).
+      const top = await users().max<{ last: number | null }>('user_id', { as: 'last' }).first();
+      const lastId = top?.last ?? 0;
+      let window: number = SQLITE_WINDOW.first;
+      for (let after = afterUserId; after < lastId;) {
+        const started = performance.now();
+        const rows = await records(from(after).where('user_id', '<=', after + window));
+        const ms = performance.now() - started;
+        yield rows;
+        after = rows.length === batch ? (rows.at(-1)?.userId ?? lastId) : after + window;
+        if (ms < SQLITE_WINDOW.quickMs) window = Math.min(window * 2, SQLITE_WINDOW.most);
+        else if (ms > SQLITE_WINDOW.slowMs) window = Math.max(Math.floor(window / 2), SQLITE_WINDOW.least);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
 
     systemIdTaken: async (systemId) =>
