@@ -26,7 +26,7 @@ import type { WorkerEntry, WorkerState } from '../http/health-report.js';
 import { createLogger, flushStdio } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
 import type { MetricsHub } from '../services/metrics/cluster.js';
-import type { PurgeMetrics } from '../services/metrics/port.js';
+import type { PurgeObserver } from '../domain/purge.js';
 import type { LoadedPolicy } from '../services/policy/load.js';
 import { prepareDatabase } from '../setup/first-start.js';
 import { startCleanup } from '../services/store/cleanup-timer.js';
@@ -250,7 +250,7 @@ function handleSignals(primary: Primary): void {
  */
 async function primaryMetricsOf(
   config: Config,
-): Promise<{ sinks: AuditSink[]; metrics: MetricsHub | null; purges: PurgeMetrics | null }> {
+): Promise<{ sinks: AuditSink[]; metrics: MetricsHub | null; purges: PurgeObserver | null }> {
   if (config.metrics === null) return { sinks: [], metrics: null, purges: null };
   const { createPrimaryMetrics } = await import('../services/metrics/prometheus.js');
   const { metricsHub } = await import('../services/metrics/cluster.js');

@@ -5,6 +5,9 @@ import type { LogFields, Logger } from '../../src/log/logger.js';
 import type { PurgeReport } from '../../src/services/store/cleanup.js';
 import { FrozenClock } from '../helpers/clock.js';
 
+/** The defaults of purgeinterval and purgebatch. */
+const HOURLY = { intervalMinutes: 60, batch: 100 };
+
 function recorder(): Logger & { lines: Array<[string, string, LogFields | undefined]> } {
   const lines: Array<[string, string, LogFields | undefined]> = [];
   const at =
@@ -33,6 +36,7 @@ describe('the purge timer', () => {
       },
       clock,
       log,
+      HOURLY,
     );
     try {
       await timer.runOnce();
@@ -53,7 +57,12 @@ describe('the purge timer', () => {
 
   it('logs a failed purge as a warning and keeps going', async () => {
     const log = recorder();
-    const timer = startCleanup({ purgeExpired: () => Promise.reject(new Error('down')) }, new FrozenClock(), log);
+    const timer = startCleanup(
+      { purgeExpired: () => Promise.reject(new Error('down')) },
+      new FrozenClock(),
+      log,
+      HOURLY,
+    );
     try {
       await timer.runOnce();
       assert.equal(log.lines[0]?.[0], 'warn');

@@ -6,6 +6,7 @@
  * Every label value is from a closed set written here or in the protocol: a client can never create
  * a series (an unknown action counts as `unknown`, a failure only by its catalogue code).
  */
+import type { PurgeObserver } from '../../domain/purge.js';
 import type { ActionName, FailureCode } from '../../protocol/index.js';
 
 /** An action of the protocol, or `unknown` for a name the server does not know (never the client's text). */
@@ -43,13 +44,8 @@ export interface Scrape {
 }
 
 /** The purge of expired rows (docs/design.md#sessions-and-the-purge), counted by the process that runs it. */
-export interface PurgeMetrics {
-  /** A purge ended: `ran` with the rows it deleted per table and how long it took, `skipped` or `failed`. */
-  purge(result: 'ran' | 'skipped' | 'failed', deleted: Readonly<Record<string, number>>, seconds: number): void;
-}
-
 /** One process's metrics. */
-export interface ServiceMetrics extends RequestMetrics, PurgeMetrics {
+export interface ServiceMetrics extends RequestMetrics, PurgeObserver {
   /** An audit event was recorded; the few in COUNTED_EVENTS are counted, the rest ignored. */
   audited(event: string): void;
   /** The database stopped (false) or started again (true) answering the store's calls. */

@@ -7,7 +7,9 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { COUNTED_EVENTS, REFUSAL_REASONS } from './port.js';
-import type { PurgeMetrics, ServiceMetrics } from './port.js';
+import { PURGED_TABLES } from '../../domain/purge.js';
+import type { PurgeObserver } from '../../domain/purge.js';
+import type { ServiceMetrics } from './port.js';
 
 /** What the process reads at scrape time. */
 export interface MetricSources {
@@ -20,19 +22,8 @@ export interface MetricSources {
 /** From 1 ms (a cached read) to 10 s (a login behind the hash queue and the back-off). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The tables the purge deletes from (a closed set: the label never carries anything else). */
-const PURGED_TABLES = [
-  'refresh_tokens',
-  'apikeys_nosession',
-  'apikeys',
-  'login_tickets',
-  'passkey_challenges',
-  'user_events',
-  'sessions',
-] as const;
-
 /** The purge's metrics: registered by every process, counted by the one that purges (a single process or the primary). */
-function purgeMetrics(registry: Registry): PurgeMetrics {
+function purgeMetrics(registry: Registry): PurgeObserver {
   const purges = new Counter({
     name: 'authsvc_purges_total',
     help: 'Purges of expired rows by result: ran, skipped (another instance was purging) or failed.',
@@ -63,7 +54,7 @@ function purgeMetrics(registry: Registry): PurgeMetrics {
 }
 
 /** The metrics every process registers (the primary too, so the sums line up by name). */
-function sharedMetrics(registry: Registry): { policyReloads: Counter<'result'>; purges: PurgeMetrics } {
+function sharedMetrics(registry: Registry): { policyReloads: Counter<'result'>; purges: PurgeObserver } {
   collectDefaultMetrics({ register: registry });
   const policyReloads = new Counter({
     name: 'authsvc_policy_reloads_total',
@@ -209,7 +200,7 @@ export function createServiceMetrics(sources: MetricSources = {}): ServiceMetric
 }
 
 /** The cluster primary's own registry: its process metrics and the policy reloads it decides. */
-export function createPrimaryMetrics(): PurgeMetrics & { readonly registry: Registry; audited(event: string): void } {
+export function createPrimaryMetrics(): PurgeObserver & { readonly registry: Registry; audited(event: string): void } {
   const registry = new Registry();
   const { policyReloads, purges } = sharedMetrics(registry);
   return {

@@ -6,8 +6,8 @@
  * itself and the duration it logs are real time.
  */
 import type { Clock } from '../../domain/ports.js';
+import type { PurgeObserver } from '../../domain/purge.js';
 import type { Logger } from '../../log/logger.js';
-import { PURGE_BATCH } from './cleanup.js';
 import type { Store } from './index.js';
 
 /** The first purge comes soon after start, so an instance restarted often still purges. */
@@ -22,13 +22,6 @@ export interface PurgeSettings {
   readonly batch: number;
 }
 
-export const DEFAULT_PURGE: PurgeSettings = { intervalMinutes: 60, batch: PURGE_BATCH };
-
-/** Who counts the purges (the metrics, when on): how each ended, the rows deleted per table, its seconds. */
-export interface PurgeObserver {
-  purge(result: 'ran' | 'skipped' | 'failed', deleted: Readonly<Record<string, number>>, seconds: number): void;
-}
-
 export interface CleanupTimer {
   /** Runs one purge now (the timer's work; tests call it). */
   runOnce(): Promise<void>;
@@ -39,7 +32,7 @@ export function startCleanup(
   store: Pick<Store, 'purgeExpired'>,
   clock: Clock,
   log: Logger,
-  settings: PurgeSettings = DEFAULT_PURGE,
+  settings: PurgeSettings,
   metrics: PurgeObserver | null = null,
 ): CleanupTimer {
   const { batch } = settings;

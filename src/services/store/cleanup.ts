@@ -8,6 +8,8 @@
  * after each. On SQLite it runs on a thread of its own (purge-thread.ts).
  */
 import type { Knex } from 'knex';
+import { PURGED_TABLES } from '../../domain/purge.js';
+import type { PurgedTable } from '../../domain/purge.js';
 import { withConnection } from './db.js';
 import type { Db } from './db.js';
 import { timeToDb } from './dialect.js';
@@ -31,17 +33,16 @@ export interface PurgeReport {
 }
 
 interface Purge {
-  readonly table: string;
   readonly key: string;
   /** Rows that must stay although expired. */
   readonly keep?: (knex: Knex, now: number | Date) => Knex.QueryBuilder;
 }
 
-const PURGES: readonly Purge[] = [
-  { table: 'refresh_tokens', key: 'token_hash' },
-  {
-    // A no-session key outlives its expiry while a refresh token that can renew it is still valid.
-    table: 'apikeys_nosession',
+/** How each table is purged; PURGED_TABLES gives the order. */
+const PURGES: Readonly<Record<PurgedTable, Purge>> = {
+  refresh_tokens: { key: 'token_hash' },
+  // A no-session key outlives its expiry while a refresh token that can renew it is still valid.
+  apikeys_nosession: {
     key: 'tkn_hash',
     keep: (knex, now) =>
       knex('refresh_tokens as r')
@@ -49,35 +50,34 @@ const PURGES: readonly Purge[] = [
         .whereRaw('?? = ??', ['r.apikey_hash', 'apikeys_nosession.tkn_hash'])
         .andWhere('r.expires', '>', now),
   },
-  { table: 'apikeys', key: 'tkn_hash' },
-  { table: 'login_tickets', key: 'ticket_hash' },
-  { table: 'passkey_challenges', key: 'challenge_hash' },
-  { table: 'user_events', key: 'event_id' },
+  apikeys: { key: 'tkn_hash' },
+  login_tickets: { key: 'ticket_hash' },
+  passkey_challenges: { key: 'challenge_hash' },
+  user_events: { key: 'event_id' },
   // Deleting a session also deletes its session-tied keys (foreign key, ON DELETE CASCADE).
-  { table: 'sessions', key: 'token_hash' },
-];
+  sessions: { key: 'token_hash' },
+};
 
 /** Starts a query on the connection that holds the lock. */
 type On = (table: string) => Knex.QueryBuilder;
 
-async function purgeTable(db: Db, on: On, purge: Purge, now: number, options: PurgeOptions): Promise<number> {
+async function purgeTable(db: Db, on: On, table: PurgedTable, now: number, options: PurgeOptions): Promise<number> {
+  const purge = PURGES[table];
   const at = timeToDb(db.dialect, now);
   const batch = options.batch ?? PURGE_BATCH;
   let total = 0;
   for (;;) {
     const began = performance.now();
-    const expired = on(purge.table).where('expires', '<=', at);
+    const expired = on(table).where('expires', '<=', at);
     if (purge.keep) expired.whereNotExists(purge.keep(db.knex, at));
     // MariaDB/MySQL refuse LIMIT inside IN (subquery) but take DELETE … LIMIT; the others the reverse.
     const deleted =
       db.dialect === 'mysql'
         ? await expired.limit(batch).del()
         : // Ordered by expiry, so that PostgreSQL walks the expires index instead of scanning the table for each batch.
-          await on(purge.table)
-            .whereIn(purge.key, expired.clone().select(purge.key).orderBy('expires').limit(batch))
-            .del();
+          await on(table).whereIn(purge.key, expired.clone().select(purge.key).orderBy('expires').limit(batch)).del();
     total += deleted;
-    if (deleted > 0) options.progress?.(purge.table, total);
+    if (deleted > 0) options.progress?.(table, total);
     if (deleted < batch) return total;
     // Pausing as long as the batch took leaves the database at least half of its time, and on SQLite lets the
     // server's writes take the write lock between two batches (docs/design.md#sessions-and-the-purge).
@@ -87,7 +87,7 @@ async function purgeTable(db: Db, on: On, purge: Purge, now: number, options: Pu
 
 async function purgeAll(db: Db, on: On, now: number, options: PurgeOptions): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
-  for (const purge of PURGES) deleted[purge.table] = await purgeTable(db, on, purge, now, options);
+  for (const table of PURGED_TABLES) deleted[table] = await purgeTable(db, on, table, now, options);
   return deleted;
 }
 
