@@ -26,13 +26,22 @@ export interface Transport {
   close(): void;
 }
 
+/** An idle connection is closed after this, or sooner when the server announces a shorter keep-alive. */
+const IDLE_TIMEOUT_MS = 30_000;
+
 export function createTransport(url: URL, ca?: string | Buffer): Transport {
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:')
     throw new TypeError(`authsvc client: ${url.protocol} is not http: or https:`);
+  // A server closes a connection it has kept idle for its keep-alive time (Node's: the announced `Keep-Alive:
+  // timeout=5`, plus a second); a request sent on it at that moment fails with "socket hang up". Node's agent closes
+  // its idle connections a second before the announced time, but only when it has an idle `timeout` of its own: without
+  // one it ignores the announcement and keeps connections until the server closes them (docs/design.md, "The client's
+  // idle connections").
+  const keepAlive = { keepAlive: true, timeout: IDLE_TIMEOUT_MS };
   const agent = secure
-    ? new HttpsAgent({ keepAlive: true, ...(ca === undefined ? {} : { ca }) })
-    : new HttpAgent({ keepAlive: true });
+    ? new HttpsAgent({ ...keepAlive, ...(ca === undefined ? {} : { ca }) })
+    : new HttpAgent(keepAlive);
   const send = secure ? httpsRequest : httpRequest;
 
   return {
