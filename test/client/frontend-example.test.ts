@@ -8,7 +8,8 @@
  * DevTools protocol), logs in with the password and the passkey, confirms a password change with it, and signs in
  * with the passkey alone. The browser reaches the example at http://localhost:<port>, the origin authsvc is given
  * for passkeys (WebAuthn needs a secure context and a domain for its relying party id, not 127.0.0.1).
- * Screenshots of the main pages go to the git-ignored `.test-output/frontend/`.
+ * Screenshots of the main pages go to the git-ignored `.test-output/frontend/`, and the two its README shows to
+ * examples/frontend/.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -118,15 +119,17 @@ interface SinkMail {
   readonly text: string;
 }
 
-/** Waits for a mail to `to` whose subject contains `subject`, and returns its code. */
-async function mailedCode(sinkUrl: string, to: string, subject: string): Promise<string> {
+/** Waits for a mail to `to` whose subject contains `subject`, and returns its code and its link (the code inside). */
+async function mailed(sinkUrl: string, to: string, subject: string): Promise<{ code: string; link: string }> {
   for (let i = 0; i < 100; i++) {
     const mails = (await (await fetch(new URL('mails.json', sinkUrl))).json()) as SinkMail[];
     const mail = mails.find((m) => m.to === to && m.subject.includes(subject));
     if (mail !== undefined) {
       const code = /Please enter this code:\s+(\S+)/.exec(mail.text)?.[1];
-      assert.ok(code !== undefined, mail.text);
-      return code;
+      const link = /form at:\s+(\S+)/.exec(mail.text)?.[1];
+      assert.ok(code !== undefined && link !== undefined, mail.text);
+      assert.equal(new URL(link).searchParams.get('code'), code, 'the link carries the code');
+      return { code, link };
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -150,7 +153,9 @@ function showingLogs(
       await steps();
     } catch (error) {
       const logs = processes().map(([label, p]) => tail(label, p?.output()));
-      throw new Error([error instanceof Error ? error.message : String(error), ...logs].join('\n'), { cause: error });
+      throw new Error([error instanceof Error ? (error.stack ?? error.message) : String(error), ...logs].join('\n'), {
+        cause: error,
+      });
     }
   };
 }
@@ -159,12 +164,22 @@ function showingLogs(
 function browse(page: Page, base: string) {
   const shot = (name: string): Promise<unknown> =>
     page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  /** The screenshots its README shows, at one size (the same page gives the same picture, so git sees no change). */
+  const readmeShot = async (name: string): Promise<void> => {
+    await page.setViewport({ width: 1000, height: 640 });
+    await page.screenshot({ path: join(PKG_DIR, 'examples', 'frontend', `${name}.png`), fullPage: true });
+  };
   const open = async (path: string): Promise<void> => {
     const response = await page.goto(new URL(path, base).href);
     assert.equal(response?.status(), 200, path);
   };
   const submit = async (formId: string, values: Record<string, string>): Promise<number | undefined> => {
-    for (const [name, value] of Object.entries(values)) await page.type(`#${formId} [name="${name}"]`, value);
+    // Typed over what a field holds (a form shown again after an error keeps what was typed).
+    for (const [name, value] of Object.entries(values)) {
+      const selector = `#${formId} [name="${name}"]`;
+      await page.$eval(selector, (input) => ((input as unknown as { value: string }).value = ''));
+      await page.type(selector, value);
+    }
     const [response] = await Promise.all([page.waitForNavigation(), page.click(`#${formId} button[type="submit"]`)]);
     return response?.status();
   };
@@ -180,7 +195,7 @@ function browse(page: Page, base: string) {
   };
   const text = (selector: string): Promise<string> => property(selector, 'textContent');
   const logOut = (): Promise<unknown> => Promise.all([page.waitForNavigation(), page.click('#logout')]);
-  return { shot, open, submit, propertyOf, property, text, logOut };
+  return { shot, readmeShot, open, submit, propertyOf, property, text, logOut };
 }
 
 describe('examples/frontend in headless Chromium', { skip }, () => {
@@ -231,7 +246,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
       assert.ok(browser !== undefined && example !== undefined);
       const base = example.url;
       const page: Page = await browser.newPage();
-      const { shot, open, submit, propertyOf, property, text, logOut } = browse(page, base);
+      const { shot, readmeShot, open, submit, propertyOf, property, text, logOut } = browse(page, base);
       const email = 'ada@example.org';
       const passwords = ['Analytical-engine-1843!', 'Difference-engine-1822?', 'Bernoulli-numbers-note-G'];
 
@@ -241,17 +256,41 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
 
       await open('/signup');
       await shot('signup');
-      assert.equal(await submit('signup-form', { full_name: 'Ada Lovelace', email, password: passwords[0]! }), 200);
+      // What the browser's password manager and autofill go by.
+      const autocomplete = (form: string, name: string): Promise<string> =>
+        property(`#${form} [name="${name}"]`, 'autocomplete');
+      assert.deepEqual(
+        await Promise.all(['full_name', 'email', 'password'].map((name) => autocomplete('signup-form', name))),
+        ['name', 'email', 'new-password'],
+      );
+      // Refused (too short a password): the form keeps what was typed, never the password.
+      await submit('signup-form', { full_name: 'Ada Lovelace', email, password: 'short' });
+      assert.notEqual(await text('main .error'), '');
+      assert.equal(await property('#signup-form [name="full_name"]', 'value'), 'Ada Lovelace');
+      assert.equal(await property('#signup-form [name="email"]', 'value'), email);
+      assert.equal(await property('#signup-form [name="password"]', 'value'), '');
+      await readmeShot('signup');
+      assert.equal(await submit('signup-form', { password: passwords[0]! }), 200);
       assert.match(await text('main'), /Please verify your email address/);
 
-      const verifyCode = await mailedCode(example.sinkUrl, email, 'verify your account');
+      // One click on the mail's link opens the verification page with the code in its form: one button.
+      const verifyMail = await mailed(example.sinkUrl, email, 'verify your account');
       await open(example.sinkUrl);
       await shot('mail-sink');
-      await open('/verify');
-      assert.equal(await submit('verify-form', { email, code: verifyCode }), 200);
+      await Promise.all([page.waitForNavigation(), page.click(`a[href="${verifyMail.link}"]`)]);
+      assert.equal(await text('#verify-email'), email);
+      assert.equal(await submit('verify-form', {}), 200);
       assert.match(await text('#verified'), /verified/);
+      // The link is good once.
+      await open(verifyMail.link);
+      await submit('verify-form', {});
+      assert.match(await text('main .error'), /used already/);
 
       await open('/login');
+      assert.deepEqual(await Promise.all(['email', 'password'].map((name) => autocomplete('login-form', name))), [
+        'email',
+        'current-password',
+      ]);
       await shot('login');
       await submit('login-form', { email, password: passwords[0]! });
       assert.match(await text('#whoami'), /ada@example\.org \(authenticated\)/);
@@ -278,6 +317,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
       );
       assert.deepEqual(shown, ['dataset-0:granted', 'dataset-1:denied', 'dataset-2:granted', 'dataset-3:granted']);
       await shot('datasets');
+      await readmeShot('datasets');
 
       await open('/apikeys');
       await submit('new-key-form', {});
@@ -304,10 +344,18 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
       await open('/forgot');
       await submit('forgot-form', { email });
       assert.match(await text('main'), /If that address belongs to an account/);
-      const resetCode = await mailedCode(example.sinkUrl, email, 'password reset');
-      await open('/reset');
-      await submit('reset-form', { email, code: resetCode, new_password: passwords[2]! });
+      const resetMail = await mailed(example.sinkUrl, email, 'password reset');
+      await open(resetMail.link);
+      assert.equal(await text('#reset-email'), email);
+      assert.equal(await autocomplete('reset-form', 'new_password'), 'new-password');
+      // Refused by authsvc (too short): the page keeps a code that works, though the mailed one is used up.
+      await submit('reset-form', { new_password: 'short' });
+      assert.notEqual(await text('main .error'), '');
+      await submit('reset-form', { new_password: passwords[2]! });
       assert.match(await text('#reset-done'), /reset/);
+      await open(resetMail.link);
+      await submit('reset-form', { new_password: 'Another-password-1999' });
+      assert.match(await text('main .error'), /used already/, 'the mailed link is good once');
 
       await open('/login');
       await submit('login-form', { email, password: passwords[1]! });
@@ -375,7 +423,7 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
     showingLogs(processes, async () => {
       assert.ok(browser !== undefined && example !== undefined);
       const page: Page = await browser.newPage();
-      const { shot, open, submit, text, logOut } = browse(page, example.url);
+      const { shot, open, submit, property, text, logOut } = browse(page, example.url);
       // What the page's CSP refused, and the script's uncaught errors: none expected.
       const refused: string[] = [];
       page.on('console', (message) => {
@@ -422,8 +470,11 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
 
       await open('/signup');
       await submit('signup-form', { full_name: 'Grace Hopper', email, password: passwords[0]! });
+      // The code typed in, as from a mail read on another device.
       await open('/verify');
-      await submit('verify-form', { email, code: await mailedCode(example.sinkUrl, email, 'verify your account') });
+      assert.equal(await property('#verify-form [name="code"]', 'autocomplete'), 'one-time-code');
+      await submit('verify-form', { code: (await mailed(example.sinkUrl, email, 'verify your account')).code });
+      assert.match(await text('#verified'), /verified/);
       await open('/login');
       await submit('login-form', { email, password: passwords[0]! });
       assert.match(await text('#whoami'), /grace@example\.org/);
@@ -487,11 +538,8 @@ describe('examples/frontend in headless Chromium', { skip }, () => {
       assert.ok(here !== undefined);
       await here.open('/signup');
       await here.submit('signup-form', { full_name: 'Linus T', email, password });
-      await here.open('/verify');
-      await here.submit('verify-form', {
-        email,
-        code: await mailedCode(example.sinkUrl, email, 'verify your account'),
-      });
+      await here.open((await mailed(example.sinkUrl, email, 'verify your account')).link);
+      await here.submit('verify-form', {});
       for (const device of [...elsewhere, here]) {
         await device.open('/login');
         await device.submit('login-form', { email, password });
