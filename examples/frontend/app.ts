@@ -899,7 +899,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       ipOpts(ctx),
     );
     // Refused (a password too weak…): the code is used up, so the page gets a new one for the same address and
-    // expiry; the visitor has just shown they hold the mailed one (docs/design.md, "Mailed codes are single-use").
+    // expiry; the visitor has just shown they hold the mailed one (docs/design.md#mailed-codes-are-single-use).
     if (!reset.success) {
       const again = makeMailCode(key, {
         purpose: 'reset-password',

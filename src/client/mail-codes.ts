@@ -5,7 +5,7 @@
  * A code is `payload.signature`: the payload names the purpose, the address, the expiry and a random id, the signature
  * is an HMAC of it under the frontend's key. So a sign-up code cannot reset a password, a code cannot be altered or
  * made up, and an old one stops working. Each is good once: redeeming records its id in a store of used codes until
- * it expires (docs/design.md, "Mailed codes are single-use").
+ * it expires (docs/design.md#mailed-codes-are-single-use).
  */
 import { randomBytes } from 'node:crypto';
 import { mac, sameText } from './kit-crypto.js';

@@ -33,11 +33,9 @@ export function createTransport(url: URL, ca?: string | Buffer): Transport {
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:')
     throw new TypeError(`authsvc client: ${url.protocol} is not http: or https:`);
-  // A server closes a connection it has kept idle for its keep-alive time (Node's: the announced `Keep-Alive:
-  // timeout=5`, plus a second); a request sent on it at that moment fails with "socket hang up". Node's agent closes
-  // its idle connections a second before the announced time, but only when it has an idle `timeout` of its own: without
-  // one it ignores the announcement and keeps connections until the server closes them (docs/design.md, "The client's
-  // idle connections").
+  // A server closes a connection it has kept idle for its keep-alive time, and a request sent on it at that moment
+  // fails with "socket hang up". Node's agent closes idle connections a second before the time the server announces
+  // only when it has an idle `timeout` of its own (docs/design.md#the-clients-idle-connections).
   const keepAlive = { keepAlive: true, timeout: IDLE_TIMEOUT_MS };
   const agent = secure
     ? new HttpsAgent({ ...keepAlive, ...(ca === undefined ? {} : { ca }) })
