@@ -49,9 +49,9 @@ interface KoaModule {
 }
 type Middleware = (req: unknown, res: unknown, next: (error?: unknown) => void) => void;
 interface ExpressModule {
-  formBody: Middleware;
-  sessionAndCsrf(key: Uint8Array, secure: boolean): Middleware;
-  flowRoute(flow: unknown, key: Uint8Array, secure: boolean): Middleware;
+  readonly formBody: Middleware;
+  readonly sessionAndCsrf: (key: Uint8Array, secure: boolean) => Middleware;
+  readonly flowRoute: (flow: unknown, key: Uint8Array, secure: boolean) => Middleware;
 }
 
 /** What Express does with its middleware: each in turn, until one answers; an error or no answer is a 500 or 404. */
@@ -60,7 +60,7 @@ function chain(...middleware: Middleware[]): RequestListener {
     const step = (i: number, error?: unknown): void => {
       const next = middleware[i];
       if (error !== undefined || next === undefined) {
-        res.writeHead(error === undefined ? 404 : 500).end(String(error ?? 'not found'));
+        res.writeHead(error === undefined ? 404 : 500).end(error instanceof Error ? error.message : 'not found');
         return;
       }
       next(req, res, (e) => step(i + 1, e));
