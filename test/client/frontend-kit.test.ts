@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Koa from 'koa';
 import {
@@ -21,6 +23,7 @@ import {
 import type { UsedCodes } from '../../src/client/index.js';
 import { frontendKit } from '../../src/client/koa.js';
 import type { FrontendKit } from '../../src/client/koa.js';
+import { PKG_DIR } from '../../src/package-dir.js';
 
 const key = randomBytes(32);
 const otherKey = randomBytes(32);
@@ -164,6 +167,18 @@ describe('mailed codes', () => {
     clock = LATER;
     assert.equal(memory.use('b', LATER + 1), true, 'dropping the expired id');
     assert.equal(memory.use('a', LATER + 1), true, 'the expired id was forgotten');
+  });
+});
+
+describe('@authsvc/client/koa', () => {
+  it('is a subpath of the package, built by its pack, and of the whole package as authsvc/client/koa', () => {
+    const read = (path: string): unknown => JSON.parse(readFileSync(join(PKG_DIR, path), 'utf8'));
+    const client = read('src/client/package.json') as { exports: Record<string, { default: string }> };
+    assert.equal(client.exports['./koa']?.default, './dist/client/koa.js');
+    const pack = read('src/client/tsconfig.pack.json') as { files: string[] };
+    assert.ok(pack.files.includes('koa.ts'));
+    const whole = read('package.json') as { exports: Record<string, { default: string }> };
+    assert.equal(whole.exports['./client/koa']?.default, './dist/client/koa.js');
   });
 });
 
