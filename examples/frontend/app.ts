@@ -8,21 +8,32 @@ import { readFileSync } from 'node:fs';
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { ActionInput, AuthsvcClient } from 'authsvc/client';
-import { AuthsvcError, failureCodeOf } from 'authsvc/client';
-import { field, form, hidden, html, page, passkeyForm, STYLE } from './html.js';
+import {
+  AuthsvcError,
+  failureCodeOf,
+  makeMailCode,
+  memoryUsedCodes,
+  readMailCode,
+  redeemMailCode,
+} from 'authsvc/client';
+import type { MailCodeRefusal, UsedCodes } from 'authsvc/client';
+import { frontendKit } from 'authsvc/client/koa';
+import type { FrontendKit } from 'authsvc/client/koa';
+import { field, form, hidden, html, page, passkeyForm } from './html.js';
 import type { Html } from './html.js';
-import { csrfToken, csrfValid, mailCode, mailCodeValid, normaliseEmail } from './tokens.js';
 
 export interface FrontendOptions {
   readonly authsvc: AuthsvcClient;
-  /** The frontend's own secret: CSRF tokens and mailed codes (never sent to authsvc). */
-  readonly key: Buffer;
+  /** The frontend's own secret, 32 bytes or more: CSRF tokens and mailed codes (never sent to authsvc). */
+  readonly key: Uint8Array;
   /** Where browsers reach this frontend, for the links in mails, e.g. http://127.0.0.1:8080 */
   readonly baseUrl: string;
   /** Served over TLS: the cookie is then `__Host-session` and `Secure`. */
   readonly tls: boolean;
   readonly serverName?: string;
   readonly now?: () => number;
+  /** The mailed codes redeemed (each is good once); default this process's memory. */
+  readonly usedCodes?: UsedCodes;
 }
 
 interface Visitor {
@@ -35,19 +46,20 @@ interface Visitor {
 }
 
 interface State {
+  kit: FrontendKit;
   visitor: Visitor;
-  form: Record<string, string>;
+  form: Readonly<Record<string, string>>;
 }
 
 type Ctx = Koa.ParameterizedContext<State>;
 
 /** How long the mailed codes stay valid. */
 const CODE_SECONDS = 15 * 60;
-/** Forms are small; a larger body is refused before it is read whole. */
-const MAX_FORM_BYTES = 16 * 1024;
 const ANONYMOUS_ID = 2;
 /** The script of the passkey forms, served as /passkey.js (the only script the pages may run). */
 const PASSKEY_JS = readFileSync(new URL('passkey.js', import.meta.url), 'utf8');
+/** The style sheet, served as /style.css (no other). */
+const STYLE_CSS = readFileSync(new URL('style.css', import.meta.url), 'utf8');
 /** The files served as they are, without a session. */
 const STATIC_PATHS = ['/style.css', '/passkey.js'];
 /** The pages a step-up may go back to. */
@@ -79,42 +91,25 @@ function proofOf(f: Record<string, string>): Proof | null {
 /** A passkey form posted without the browser's answer (its script did not run). */
 const NO_PASSKEY = 'Your browser sent no passkey. Please try again.';
 
-async function readForm(ctx: Ctx): Promise<Record<string, string>> {
-  if (!ctx.is('application/x-www-form-urlencoded')) ctx.throw(415, 'forms only');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) ctx.throw(413, 'form too large');
-    chunks.push(chunk);
-  }
-  return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-}
+/** What the pages say about a mailed code that was refused. */
+const CODE_REFUSED: Readonly<Record<MailCodeRefusal, string>> = {
+  malformed: 'That is not a code from our mails. Please copy it whole.',
+  tampered: 'That is not a code from our mails. Please copy it whole.',
+  'wrong-purpose': 'That code is for something else. Please use the code of this mail.',
+  expired: 'That code has expired. Please ask for a new mail.',
+  used: 'That code was used already. Please ask for a new mail.',
+};
 
 export function createFrontend(options: FrontendOptions): Koa<State> {
   const { authsvc, key } = options;
   const now = options.now ?? Date.now;
   const serverName = options.serverName ?? 'authsvc example frontend';
-  const cookieName = options.tls ? '__Host-session' : 'session';
+  const usedCodes = options.usedCodes ?? memoryUsedCodes(now);
   const app = new Koa<State>();
   const router = new Router<State>();
 
   const call: AuthsvcClient['request'] = (action, body, opts) => authsvc.request(action, body, opts);
   const ipOpts = (ctx: Ctx): { clientIp: string } => ({ clientIp: clientIpOf(ctx) });
-
-  function setSessionCookie(ctx: Ctx, token: string | null): void {
-    // HttpOnly: scripts never read the token. SameSite=Lax: other sites' forms do not carry it (the CSRF
-    // token is the main defence, this a second one). Over TLS the __Host- prefix makes the browser
-    // insist on Secure, Path=/ and no Domain, so a sibling subdomain cannot plant a session cookie.
-    ctx.cookies.set(cookieName, token ?? '', {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: options.tls,
-      path: '/',
-      overwrite: true,
-      ...(token === null ? { maxAge: 0 } : {}),
-    });
-  }
 
   async function newSession(ctx: Ctx, userId: number | null): Promise<string> {
     const reply = await call(
@@ -129,7 +124,8 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       ipOpts(ctx),
     );
     if (!reply.success) throw new Error(`session-new failed: ${reply.failure_reason}`);
-    setSessionCookie(ctx, reply.response.session_token);
+    // The kit's cookie: HttpOnly, SameSite=Lax, and over TLS __Host-session and Secure.
+    ctx.state.kit.setSession(reply.response.session_token);
     return reply.response.session_token;
   }
 
@@ -137,9 +133,9 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     const v = ctx.state.visitor;
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = page(title, v.loggedIn ? { email: v.email, role: v.role } : null, csrfToken(key, v.token), body);
+    ctx.body = page(title, v.loggedIn ? { email: v.email, role: v.role } : null, ctx.state.kit.csrf(), body);
   };
-  const csrf = (ctx: Ctx): string => csrfToken(key, ctx.state.visitor.token);
+  const csrf = (ctx: Ctx): string => ctx.state.kit.csrf();
   const notice = (text: string): Html => html`<p class="message">${text}</p>`;
   const problem = (messages: readonly string[]): Html => html`<p class="error">${messages.join(' ')}</p>`;
 
@@ -170,12 +166,29 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
 
   router.get('/style.css', (ctx) => {
     ctx.type = 'css';
-    ctx.body = STYLE;
+    ctx.body = STYLE_CSS;
   });
   router.get('/passkey.js', (ctx) => {
     ctx.type = 'js';
     ctx.body = PASSKEY_JS;
   });
+
+  // The kit: the session cookie, the form of a POST, and its CSRF token checked before any action runs.
+  app.use(
+    frontendKit({
+      key,
+      secure: options.tls,
+      refused: (ctx) => {
+        ctx.status = 403;
+        ctx.body = page(
+          'Form expired',
+          null,
+          '',
+          html`<p class="error">This form has expired. Please go back, reload and try again.</p>`,
+        );
+      },
+    }),
+  );
 
   // The session: every visitor has one (an anonymous one until login), since authsvc's sign-up and
   // password mails need a session and the CSRF tokens are tied to it.
@@ -184,7 +197,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       await next();
       return;
     }
-    const presented = ctx.cookies.get(cookieName);
+    const presented = ctx.state.kit.sessionToken;
     let visitor: Visitor | null = null;
     if (presented !== undefined && presented !== '') {
       const found = await call('session-exists', { session_token: presented }, ipOpts(ctx));
@@ -209,19 +222,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       loggedIn: false,
     };
     ctx.state.visitor = visitor;
-    ctx.state.form = {};
-    if (ctx.method === 'POST') {
-      ctx.state.form = await readForm(ctx);
-      if (!csrfValid(key, visitor.token, ctx.state.form['_csrf'])) {
-        render(
-          ctx,
-          'Form expired',
-          html`<p class="error">This form has expired. Please go back, reload and try again.</p>`,
-          403,
-        );
-        return;
-      }
-    }
+    ctx.state.form = ctx.state.kit.form;
     await next();
   });
 
@@ -244,18 +245,30 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   });
 
   // --- sign-up and email verification ---------------------------------------------------------------
-  const signupForm = (ctx: Ctx, extra: Html = html``): void =>
+  /** A new code for `purpose` mailed to `email`, and the path of the page its link opens (the code inside). */
+  const mailedCode = (purpose: 'verify-email' | 'reset-password', email: string, expiresAtMs: number) => {
+    const code = makeMailCode(key, { purpose, email, expiresAtMs });
+    return { code, path: `${purpose === 'verify-email' ? '/verify' : '/reset'}?code=${encodeURIComponent(code)}` };
+  };
+
+  // After an error the form shows again with what was typed (never a password).
+  const signupForm = (ctx: Ctx, extra: Html = html``): void => {
+    const f = ctx.state.form;
     render(
       ctx,
-      'Sign up',
+      'Create your account',
       html`${extra}${form(
-        '/signup',
-        csrf(ctx),
-        'signup-form',
-        html`${field('full_name', 'Full name')}${field('email', 'Email', 'email')}${field('password', 'Password', 'password')}`,
-        'Sign up',
-      )}`,
+          '/signup',
+          csrf(ctx),
+          'signup-form',
+          html`${field('full_name', 'Full name', { value: f['full_name'], autocomplete: 'name' })}
+          ${field('email', 'Email', { type: 'email', value: f['email'], autocomplete: 'email' })}
+          ${field('password', 'Password', { type: 'password', autocomplete: 'new-password' })}`,
+          'Sign up',
+        )}
+        <p class="aside">Have an account? <a href="/login">Log in</a></p>`,
     );
+  };
   router.get('/signup', (ctx) => signupForm(ctx));
   router.post('/signup', async (ctx) => {
     const f = ctx.state.form;
@@ -269,6 +282,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     if (!created.success && failureCodeOf(created.failure_reason) !== 'user_exists')
       return signupForm(ctx, problem(created.messages));
     if (created.success && created.response.send_verification) {
+      const { code, path } = mailedCode('verify-email', email, now() + CODE_SECONDS * 1000);
       const sent = await call(
         'user-sendemail-signup',
         {
@@ -276,38 +290,55 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
           session_token: ctx.state.visitor.token,
           server_name: serverName,
           server_baseurl: options.baseUrl,
-          verification_token: mailCode(key, 'verify-email', email, now() + CODE_SECONDS * 1000),
+          verification_token: code,
           verification_expiry: CODE_SECONDS,
           created_info: created.response,
-          account_verify_url: '/verify',
+          // The link in the mail opens the verification page with the code filled in.
+          account_verify_url: path,
         },
         ipOpts(ctx),
       );
       // The reason is for the operator's log, never for the page.
       if (!sent.success) console.error(`user-sendemail-signup: ${sent.failure_reason}`);
     }
-    render(ctx, 'Check your mail', notice('User account created. Please verify your email address to log in.'));
+    render(
+      ctx,
+      'Check your mail',
+      notice('User account created. Please verify your email address to log in: open the link in the mail we sent.'),
+    );
   });
 
-  const verifyForm = (ctx: Ctx, extra: Html = html``): void =>
+  /**
+   * The page the mail's link opens (`/verify?code=…`): one button, the code in the form. A link that verified by
+   * itself would be used up by the mail scanners that open every link of a mail; a scanner does not post forms.
+   */
+  const verifyForm = (ctx: Ctx, code: string, extra: Html = html``): void => {
+    const read = code === '' ? null : readMailCode(key, code, { purpose: 'verify-email', nowMs: now() });
     render(
       ctx,
       'Verify your email',
-      html`${extra}${form(
+      html`${extra}${
+        read?.ok === true
+          ? html`<p>Confirm that <strong id="verify-email">${read.email}</strong> is your address.</p>`
+          : html``
+      }${form(
         '/verify',
         csrf(ctx),
         'verify-form',
-        html`${field('email', 'Email', 'email')}${field('code', 'Code from the mail')}`,
-        'Verify',
+        read?.ok === true
+          ? hidden('code', code)
+          : field('code', 'Code from the mail', { value: code, autocomplete: 'one-time-code' }),
+        'Verify my email',
       )}`,
     );
-  router.get('/verify', (ctx) => verifyForm(ctx));
+  };
+  router.get('/verify', (ctx) => verifyForm(ctx, ctx.URL.searchParams.get('code') ?? ''));
   router.post('/verify', async (ctx) => {
-    const email = ctx.state.form['email'] ?? '';
-    if (!mailCodeValid(key, 'verify-email', email, ctx.state.form['code'] ?? '', now()))
-      return verifyForm(ctx, problem(['That code is not valid for this address, or has expired.']));
-    const verified = await call('user-set-emailverified', { email: normaliseEmail(email) }, ipOpts(ctx));
-    if (!verified.success) return verifyForm(ctx, problem(verified.messages));
+    const code = (ctx.state.form['code'] ?? '').trim();
+    const redeemed = await redeemMailCode(key, code, { purpose: 'verify-email', nowMs: now(), used: usedCodes });
+    if (!redeemed.ok) return verifyForm(ctx, '', problem([CODE_REFUSED[redeemed.reason]]));
+    const verified = await call('user-set-emailverified', { email: redeemed.email }, ipOpts(ctx));
+    if (!verified.success) return verifyForm(ctx, '', problem(verified.messages));
     render(
       ctx,
       'Email verified',
@@ -321,13 +352,16 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       ctx,
       'Log in',
       html`${extra}${form(
-        '/login',
-        csrf(ctx),
-        'login-form',
-        html`${field('email', 'Email', 'email')}${field('password', 'Password', 'password')}`,
-        'Log in',
-      )}
-      ${passkeyForm('/login/passkey', csrf(ctx), 'passkey-login-form', 'login', html``, 'Sign in with a passkey')}`,
+          '/login',
+          csrf(ctx),
+          'login-form',
+          html`${field('email', 'Email', { type: 'email', value: ctx.state.form['email'], autocomplete: 'email' })}
+          ${field('password', 'Password', { type: 'password', autocomplete: 'current-password' })}`,
+          'Log in',
+        )}
+        <p class="aside"><a href="/forgot">Forgot your password?</a> · <a href="/signup">Create an account</a></p>
+        <div class="divider"><span>or</span></div>
+        ${passkeyForm('/login/passkey', csrf(ctx), 'passkey-login-form', 'login', html``, 'Sign in with a passkey')}`,
     );
   router.get('/login', (ctx) => loginForm(ctx));
   router.post('/login', async (ctx) => {
@@ -391,7 +425,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
             target,
             csrf(ctx),
             'code-form',
-            html`${carried}${hidden('method', 'totp')}${field('code', 'Code from your authenticator app')}`,
+            html`${carried}${hidden('method', 'totp')}${field('code', 'Code from your authenticator app', { autocomplete: 'one-time-code', inputmode: 'numeric' })}`,
             'Continue',
           )
         : html``
@@ -614,7 +648,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
           '/security/totp/confirm',
           csrf(ctx),
           'totp-confirm-form',
-          html`${hidden('factor_id', factor_id)}${field('code', 'The code the app shows')}`,
+          html`${hidden('factor_id', factor_id)}${field('code', 'The code the app shows', { autocomplete: 'one-time-code', inputmode: 'numeric' })}`,
           'Confirm',
         )}`,
     );
@@ -700,7 +734,7 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
   router.post('/logout', requireLogin, async (ctx) => {
     const v = ctx.state.visitor;
     await call('user-logout', { session_token: v.token, user_id: v.userId }, ipOpts(ctx));
-    setSessionCookie(ctx, null);
+    ctx.state.kit.setSession(null);
     ctx.redirect('/');
   });
 
@@ -757,7 +791,8 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         '/password',
         csrf(ctx),
         'password-form',
-        html`${field('current_password', 'Current password', 'password')}${field('new_password', 'New password', 'password')}`,
+        html`${field('current_password', 'Current password', { type: 'password', autocomplete: 'current-password' })}
+        ${field('new_password', 'New password', { type: 'password', autocomplete: 'new-password' })}`,
         'Change password',
       )}`,
     );
@@ -788,11 +823,19 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
     render(
       ctx,
       'Forgot password',
-      form('/forgot', csrf(ctx), 'forgot-form', field('email', 'Email', 'email'), 'Send me a code'),
+      html`<p>We will mail you a link to choose a new password.</p>
+        ${form(
+          '/forgot',
+          csrf(ctx),
+          'forgot-form',
+          field('email', 'Email', { type: 'email', value: ctx.state.form['email'], autocomplete: 'email' }),
+          'Send me a link',
+        )}`,
     );
   router.get('/forgot', forgotForm);
   router.post('/forgot', async (ctx) => {
     const email = ctx.state.form['email'] ?? '';
+    const { code, path } = mailedCode('reset-password', email, now() + CODE_SECONDS * 1000);
     const sent = await call(
       'user-sendemail-forgotpass',
       {
@@ -800,9 +843,9 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         session_token: ctx.state.visitor.token,
         server_name: serverName,
         server_baseurl: options.baseUrl,
-        verification_token: mailCode(key, 'reset-password', email, now() + CODE_SECONDS * 1000),
+        verification_token: code,
         verification_expiry: CODE_SECONDS,
-        password_forgot_url: '/reset',
+        password_forgot_url: path,
       },
       ipOpts(ctx),
     );
@@ -812,11 +855,22 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
       ctx,
       'Check your mail',
       html`${notice(sent.messages.join(' '))}
-        <p><a href="/reset">Enter the code</a></p>`,
+        <p>Open the link in the mail, or <a href="/reset">enter the code</a>.</p>`,
     );
   });
 
-  const resetForm = (ctx: Ctx, extra: Html = html``): void =>
+  /**
+   * The page the mail's link opens (`/reset?code=…`): the new password, the code in the form. A hidden username item
+   * tells the browser's password manager whose password it is.
+   */
+  const resetForm = (ctx: Ctx, code: string, extra: Html = html``): void => {
+    const read = code === '' ? null : readMailCode(key, code, { purpose: 'reset-password', nowMs: now() });
+    const fields =
+      read?.ok === true
+        ? html`<p>Choose a new password for <strong id="reset-email">${read.email}</strong>.</p>
+            ${hidden('code', code)}
+            <input type="email" name="username" value="${read.email}" autocomplete="username" hidden />`
+        : field('code', 'Code from the mail', { value: code, autocomplete: 'one-time-code' });
     render(
       ctx,
       'Reset password',
@@ -824,27 +878,36 @@ export function createFrontend(options: FrontendOptions): Koa<State> {
         '/reset',
         csrf(ctx),
         'reset-form',
-        html`${field('email', 'Email', 'email')}${field('code', 'Code from the mail')}${field('new_password', 'New password', 'password')}`,
+        html`${fields}${field('new_password', 'New password', { type: 'password', autocomplete: 'new-password' })}`,
         'Reset password',
       )}`,
     );
-  router.get('/reset', (ctx) => resetForm(ctx));
+  };
+  router.get('/reset', (ctx) => resetForm(ctx, ctx.URL.searchParams.get('code') ?? ''));
   router.post('/reset', async (ctx) => {
     const f = ctx.state.form;
-    const email = f['email'] ?? '';
     // authsvc trusts the frontend to have checked the mailed code: this check is the reset's security.
-    if (!mailCodeValid(key, 'reset-password', email, f['code'] ?? '', now()))
-      return resetForm(ctx, problem(['That code is not valid for this address, or has expired.']));
+    const redeemed = await redeemMailCode(key, (f['code'] ?? '').trim(), {
+      purpose: 'reset-password',
+      nowMs: now(),
+      used: usedCodes,
+    });
+    if (!redeemed.ok) return resetForm(ctx, '', problem([CODE_REFUSED[redeemed.reason]]));
     const reset = await call(
       'user-resetpass',
-      {
-        email_address: normaliseEmail(email),
-        new_password: f['new_password'] ?? '',
-        session_token: ctx.state.visitor.token,
-      },
+      { email_address: redeemed.email, new_password: f['new_password'] ?? '', session_token: ctx.state.visitor.token },
       ipOpts(ctx),
     );
-    if (!reset.success) return resetForm(ctx, problem(reset.messages));
+    // Refused (a password too weak…): the code is used up, so the page gets a new one for the same address and
+    // expiry; the visitor has just shown they hold the mailed one (docs/design.md#mailed-codes-are-single-use).
+    if (!reset.success) {
+      const again = makeMailCode(key, {
+        purpose: 'reset-password',
+        email: redeemed.email,
+        expiresAtMs: redeemed.expiresAtMs,
+      });
+      return resetForm(ctx, again, problem(reset.messages));
+    }
     render(
       ctx,
       'Password reset',

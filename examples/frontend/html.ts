@@ -37,23 +37,30 @@ export interface PageUser {
 export function page(title: string, user: PageUser | null, csrf: string, body: Html): string {
   const nav = user
     ? html`<a href="/">Home</a> <a href="/datasets">Datasets</a> <a href="/apikeys">API keys</a>
-        <a href="/password">Change password</a> <a href="/security">Security</a>
+        <a href="/password">Password</a> <a href="/security">Security</a>
+        <span class="spacer"></span>
+        <span id="whoami">${user.email} (${user.role})</span>
         <form method="post" action="/logout" class="inline">
-          <input type="hidden" name="_csrf" value="${csrf}" /><button type="submit" id="logout">Log out</button>
-        </form>
-        <span id="whoami">${user.email} (${user.role})</span>`
-    : html`<a href="/">Home</a> <a href="/signup">Sign up</a> <a href="/verify">Verify email</a>
-        <a href="/login">Log in</a> <a href="/forgot">Forgot password</a>`;
+          <input type="hidden" name="_csrf" value="${csrf}" /><button type="submit" id="logout" class="link">
+            Log out
+          </button>
+        </form>`
+    : html`<a href="/">Home</a> <a href="/verify">Verify email</a> <span class="spacer"></span>
+        <a href="/login">Log in</a> <a href="/signup" class="button">Sign up</a>`;
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} — authsvc example</title>
         <link rel="stylesheet" href="/style.css" />
         <script src="/passkey.js" defer></script>
       </head>
       <body>
-        <nav>${nav}</nav>
+        <header>
+          <a href="/" class="brand"><span class="logo" aria-hidden="true"></span>authsvc example</a>
+          <nav>${nav}</nav>
+        </header>
         <main>
           <h1>${title}</h1>
           ${body}
@@ -99,29 +106,28 @@ export function hidden(name: string, value: string): Html {
   return html`<input type="hidden" name="${name}" value="${value}" />`;
 }
 
-export function field(name: string, label: string, type = 'text', value = ''): Html {
-  const autocomplete =
-    type === 'password'
-      ? name === 'password' || name === 'current_password'
-        ? 'current-password'
-        : 'new-password'
-      : 'on';
-  return html`<label
-    >${label}
-    <input name="${name}" id="${name}" type="${type}" value="${value}" autocomplete="${autocomplete}" required
-  /></label>`;
+export interface FieldOptions {
+  readonly type?: 'text' | 'email' | 'password';
+  /** What was typed before an error (never a password). */
+  readonly value?: string | undefined;
+  /** The browser's hint: `email`, `new-password` (sign-up, reset, change), `current-password` (login)…; default off. */
+  readonly autocomplete?: string;
+  readonly inputmode?: 'numeric';
 }
 
-export const STYLE = `
-#qr svg { width: 12rem; height: 12rem; }
-body { font-family: system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-nav { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; border-bottom: 1px solid #ccc; padding-bottom: .5rem; }
-form.inline { display: inline; }
-label { display: block; margin: .6rem 0; }
-input, textarea { display: block; width: 100%; padding: .3rem; font: inherit; }
-textarea { font-family: monospace; font-size: .8rem; }
-.message { background: #eef; padding: .5rem; border-left: 4px solid #66a; }
-.error { background: #fee; padding: .5rem; border-left: 4px solid #a66; }
-.granted { border-left: 4px solid #6a6; padding-left: .5rem; }
-.denied { border-left: 4px solid #a66; padding-left: .5rem; color: #666; }
-`;
+/** A labelled, required input. A password field never shows a value. */
+export function field(name: string, label: string, options: FieldOptions = {}): Html {
+  const type = options.type ?? 'text';
+  const value = type === 'password' ? '' : (options.value ?? '');
+  return html`<label
+    >${label}
+    <input
+      name="${name}"
+      id="${name}"
+      type="${type}"
+      value="${value}"
+      autocomplete="${options.autocomplete ?? 'off'}"
+      ${options.inputmode === undefined ? html`` : html`inputmode="${options.inputmode}"`}
+      required
+  /></label>`;
+}

@@ -28,6 +28,10 @@ export interface MailSink {
   close(): Promise<void>;
 }
 
+/** The text, escaped, with its web addresses as links (escaped too: an address cannot leave its href). */
+const linked = (text: string): string =>
+  escapeHtml(text).replace(/\bhttps?:\/\/[^\s<]+/g, (url) => `<a href="${url}">${url}</a>`);
+
 /** Only the newest messages are kept, so a long session cannot fill the memory. */
 const KEEP = 100;
 
@@ -68,7 +72,7 @@ export async function startMailSink(options: { smtpPort: number; httpPort: numbe
     const items = mails.map(
       (m) =>
         `<article class="mail"><h2>${escapeHtml(m.subject)}</h2><p>To: ${escapeHtml(m.to)} — ${escapeHtml(m.receivedAt)}</p>` +
-        `<pre>${escapeHtml(m.text)}</pre></article>`,
+        `<pre>${linked(m.text)}</pre></article>`,
     );
     res
       .writeHead(200, {

@@ -36,6 +36,23 @@ export type { RateClass } from '../protocol/rate-class.js';
 export { AUTHSVC_ERROR_KINDS, AuthsvcError } from './errors.js';
 export type { AuthsvcErrorKind, InvalidRequestReason } from './errors.js';
 
+// The frontend kit (docs/frontend.md): the session cookie, CSRF tokens and mailed codes; the Koa middleware is
+// `@authsvc/client/koa`.
+export { csrfToken, csrfValid } from './csrf.js';
+export { makeMailCode, memoryUsedCodes, normaliseEmail, readMailCode, redeemMailCode } from './mail-codes.js';
+export type {
+  MailCodeCheck,
+  MailCodeClaims,
+  MailCodePurpose,
+  MailCodeRefusal,
+  MakeMailCodeOptions,
+  ReadMailCodeOptions,
+  RedeemMailCodeOptions,
+  UsedCodes,
+} from './mail-codes.js';
+export { sessionCookie, sessionCookieName, sessionTokenFrom } from './session-cookie.js';
+export type { SessionCookieOptions } from './session-cookie.js';
+
 export interface ClientOptions {
   /** Base URL of authsvc, e.g. http://127.0.0.1:13431/ or https://auth.internal:13431/ */
   readonly url: string;

@@ -26,6 +26,9 @@ export interface Transport {
   close(): void;
 }
 
+/** An idle connection is closed after this, or sooner when the server announces a shorter keep-alive. */
+const IDLE_TIMEOUT_MS = 30_000;
+
 export function createTransport(url: URL, ca?: string | Uint8Array): Transport {
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:')
@@ -36,9 +39,13 @@ export function createTransport(url: URL, ca?: string | Uint8Array): Transport {
     ca === undefined || typeof ca === 'string' || Buffer.isBuffer(ca)
       ? ca
       : Buffer.from(ca.buffer, ca.byteOffset, ca.byteLength);
+  // A server closes a connection it has kept idle for its keep-alive time, and a request sent on it at that moment
+  // fails with "socket hang up". Node's agent closes idle connections a second before the time the server announces
+  // only when it has an idle `timeout` of its own (docs/design.md#the-clients-idle-connections).
+  const keepAlive = { keepAlive: true, timeout: IDLE_TIMEOUT_MS };
   const agent = secure
-    ? new HttpsAgent({ keepAlive: true, ...(caOption === undefined ? {} : { ca: caOption }) })
-    : new HttpAgent({ keepAlive: true });
+    ? new HttpsAgent({ ...keepAlive, ...(caOption === undefined ? {} : { ca: caOption }) })
+    : new HttpAgent(keepAlive);
   const send = secure ? httpsRequest : httpRequest;
 
   return {
