@@ -8,6 +8,7 @@
  * it expires (docs/design.md#mailed-codes-are-single-use).
  */
 import { randomBytes } from 'node:crypto';
+import { normaliseEmail } from '../protocol/addresses.js';
 import { mac, sameText } from './kit-crypto.js';
 
 /** What a code is for, e.g. 'verify-email' or 'reset-password': a code made for one purpose is refused for another. */
@@ -36,8 +37,8 @@ export interface UsedCodes {
   use(id: string, expiresAtMs: number): boolean | Promise<boolean>;
 }
 
-/** Emails are compared as authsvc stores them: trimmed, NFKC, lower case. */
-export const normaliseEmail = (email: string): string => email.normalize('NFKC').trim().toLowerCase();
+/** Emails are compared as authsvc stores them: trimmed, NFKC, lower case (the server's own function). */
+export { normaliseEmail };
 
 const LABEL = 'mail-code';
 
