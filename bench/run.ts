@@ -30,6 +30,7 @@ import { runQuick } from './lib/quick.js';
 import type { Window } from './lib/profile.js';
 import { markdown, SETTLE_MS } from './lib/report.js';
 import type { BenchResults, ServerRun, Startup } from './lib/report.js';
+import { runScale } from './lib/scale.js';
 import { processTreePssMb, processTreeRssMb, startBenchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
 
@@ -285,6 +286,7 @@ try {
   process.exit(2);
 }
 if (options === 'help') process.stdout.write(`${USAGE}\n`);
+else if (options.scale !== null) await runScale(options, options.scale);
 else if (options.quick?.instructions != null)
   await runInstructions(options, options.quick, { warmup: 3000, requests: options.quick.instructions });
 else if (options.quick !== null) await runQuick(options, options.quick);

@@ -24,6 +24,8 @@ export interface BenchOptions {
   readonly fromSource: boolean;
   /** A quick measure of a few actions on one server (lib/quick.ts) instead of the whole run; null for the whole run. */
   readonly quick: QuickOptions | null;
+  /** `--scale N`: the users of the scale run (lib/scale.ts) instead of the whole run; null otherwise. */
+  readonly scale: number | null;
 }
 
 export interface QuickOptions {
@@ -66,7 +68,11 @@ A quick run: a few actions on one server per database and worker count, no floor
   --node-arg ARG              an argument for the server's node (repeatable), e.g. --node-arg=--cpu-prof
   --instructions              count each request's CPU instructions under valgrind's callgrind instead of load:
                               repeatable within ~1 % on a noisy machine, for A/B with --server (minutes per action)
-  --requests 300              with --instructions: requests counted per action, after 3,000 to warm up    [300]`;
+  --requests 300              with --instructions: requests counted per action, after 3,000 to warm up    [300]
+A scale run (--db picks the databases; one server process, 4 clients; ~10 minutes a database at a million):
+  --scale [N]                 each action's CPU per request and p99 on an empty database, then with N users
+                              (2N sessions, half expired; keys and refresh tokens at N/10), and the purge of
+                              the expired ones under load; writes <out>/scale-latest.{json,md}        [1000000]`;
 
 const list = (text: string): string[] =>
   text
@@ -87,9 +93,18 @@ function positive(flag: string, text: string): number {
   return value;
 }
 
+/** The users `--scale` builds when it is given no number. */
+export const SCALE_DEFAULT = 1_000_000;
+
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+  // `--scale` alone means the default: parseArgs has no optional values.
+  const args = argv.flatMap((arg, i) =>
+    arg === '--scale' && (argv[i + 1] === undefined || argv[i + 1]?.startsWith('--') === true)
+      ? [arg, String(SCALE_DEFAULT)]
+      : [arg],
+  );
   const { values } = parseArgs({
-    args: [...argv],
+    args,
     options: {
       db: { type: 'string', default: 'sqlite' },
       // No defaults here: a quick run has its own (quickDefaults).
@@ -112,6 +127,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       'node-arg': { type: 'string', multiple: true, default: [] },
       instructions: { type: 'boolean', default: false },
       requests: { type: 'string', default: '300' },
+      scale: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -159,7 +175,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       throw new Error(`--set takes AUTHSVC_NAME=value or NODE_OPTIONS=…, not "${pair}"`);
     serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
   }
+  const scale = values.scale === undefined ? null : (numbers('scale', values.scale)[0] ?? SCALE_DEFAULT);
+  if (scale !== null && quickActions !== null) throw new Error('--scale is a run of its own: no --quick with it');
   return {
+    scale,
     databases: databases as BenchDatabase[],
     workers: numbers('workers', values.workers ?? defaults.workers),
     concurrency: numbers('concurrency', values.concurrency ?? defaults.concurrency),

@@ -1,6 +1,6 @@
 /**
  * How long the administration lookups take on a large users table: user-lookup-match on extra_info
- * (matched in TypeScript over pages of 1,000 rows; a rare value scans the whole table), on a column,
+ * (prefiltered in the database without an index here: a rare value reads the whole table), on a column,
  * and user-list pages, over the real encrypted protocol of an in-process server.
  *   npx tsx bench/micro/user-lookup.ts [users=50000] [database=sqlite|pg|mysql]
  * pg and mysql use a fresh database on the server of AUTHSVC_TEST_PGURL / AUTHSVC_TEST_MYSQLURL (default

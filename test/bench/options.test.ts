@@ -38,6 +38,17 @@ describe('npm run bench flags', () => {
     assert.equal(parsed(['--quick', 'session-new', '--instructions', '--requests=50']).quick?.instructions, 50);
   });
 
+  it('build a large database and measure against an empty one with --scale, a million users unless it says', () => {
+    assert.equal(parsed([]).scale, null);
+    assert.equal(parsed(['--scale']).scale, 1_000_000);
+    assert.equal(parsed(['--scale', '--db', 'sqlite,pg']).scale, 1_000_000);
+    assert.deepEqual(parsed(['--scale', '--db', 'sqlite,pg']).databases, ['sqlite', 'pg']);
+    assert.equal(parsed(['--scale', '20000']).scale, 20_000);
+    assert.equal(parsed(['--scale=5000', '--db=mysql']).scale, 5000);
+    assert.throws(() => parseOptions(['--scale=0']), /positive integers/);
+    assert.throws(() => parseOptions(['--scale', '--hot-reads']), /a run of its own/);
+  });
+
   it('refuse flags that do not go together', () => {
     assert.throws(() => parseOptions(['--hot-reads', '--logins']), /one of --quick/);
     assert.throws(() => parseOptions(['--quick', 'session-exists', '--actions', 'session-new']), /--actions is for/);
