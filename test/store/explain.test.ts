@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { Knex } from 'knex';
 import { randomSource } from '../../src/domain/ports.js';
 import { purgeExpired } from '../../src/services/store/cleanup.js';
 import { openStore } from '../../src/services/store/index.js';
@@ -18,77 +17,9 @@ import { seedFixedAccounts } from '../../src/services/store/seed.js';
 import type { DatabaseTarget } from '../../src/services/store/url.js';
 import { FrozenClock } from '../helpers/clock.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { captured, indexedBy } from '../helpers/explain.js';
 import { testHasher } from '../helpers/server.js';
 import { sqlOf } from '../helpers/sql.js';
-
-interface Statement {
-  readonly sql: string;
-  readonly bindings: readonly Knex.Value[];
-}
-
-/** The statements knex ran for `work`. */
-async function captured(knex: Knex, work: () => Promise<unknown>): Promise<Statement[]> {
-  const seen: Statement[] = [];
-  const listen = (query: { sql: string; bindings?: readonly Knex.Value[] }): void => {
-    seen.push({ sql: query.sql, bindings: query.bindings ?? [] });
-  };
-  knex.on('query', listen);
-  try {
-    await work();
-  } finally {
-    knex.off('query', listen);
-  }
-  return seen;
-}
-
-/**
- * Whether the statement's plan finds its rows by `column` through an index: a condition on `column` in an index
- * search (SQLite, not an index SQLite builds for the one statement), an index condition (PostgreSQL), an index of
- * the column among those the statement could use (MariaDB/MySQL). The plan, to show when it is not.
- */
-async function indexedBy(
-  knex: Knex,
-  kind: TestDatabase['kind'],
-  statement: Statement,
-  column: string,
-  { bitmaps = false }: { readonly bitmaps?: boolean } = {},
-): Promise<{ readonly ok: boolean; readonly plan: string }> {
-  const { sql, bindings } = statement;
-  const named = new RegExp(`\\b${column}\\b`);
-  if (kind === 'sqlite') {
-    const rows = await knex.raw<Array<{ detail: string }>>(`EXPLAIN QUERY PLAN ${sql}`, bindings);
-    const details = rows.map((r) => r.detail);
-    const ok = details.some(
-      (d) => /^SEARCH .* USING (COVERING )?INDEX /.test(d) && named.test(d.slice(d.indexOf('('))),
-    );
-    return { ok: ok && !details.some((d) => d.includes('AUTOMATIC')), plan: details.join('; ') };
-  }
-  if (kind === 'pg') {
-    return knex.transaction(async (trx) => {
-      // Priced out: what remains is what no index can serve (the test's tables are empty, the plans at scale are not).
-      // A GIN index is read only through a bitmap: `bitmaps` keeps that path.
-      for (const path of ['seqscan', ...(bitmaps ? [] : ['bitmapscan']), 'material', 'hashjoin', 'mergejoin'])
-        await trx.raw(`SET LOCAL enable_${path} = off`);
-      // The event gives PostgreSQL's own $1 placeholders; knex.raw takes ?.
-      const result = await trx.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(
-        `EXPLAIN ${sql.replace(/\$\d+/g, '?')}`,
-        bindings,
-      );
-      const lines = result.rows.map((r) => r['QUERY PLAN']);
-      return { ok: lines.some((line) => /Index Cond: /.test(line) && named.test(line)), plan: lines.join('\n') };
-    });
-  }
-  const [rows] = (await knex.raw(`EXPLAIN ${sql}`, bindings)) as [
-    Array<{ table: string | null; possible_keys: string | null; Extra: string | null }>,
-  ];
-  // A unique index already read, at planning, that no row has the value: a lookup through that index.
-  if (rows.length === 1 && /noticed after reading const tables/.test(rows[0]?.Extra ?? '')) {
-    return { ok: true, plan: JSON.stringify(rows) };
-  }
-  const keys = rows.flatMap((r) => (r.possible_keys ?? '').split(','));
-  return { ok: keys.some((key) => key.includes(`_${column}_`)), plan: JSON.stringify(rows) };
-}
 
 forEachDatabase((db) => {
   const stores: Store[] = [];
