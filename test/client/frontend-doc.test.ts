@@ -6,12 +6,10 @@
  * each link refused the second time, and a POST without its CSRF token refused.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +22,7 @@ import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startSink } from '../mail/smtp-sink.js';
 import type { SmtpSink } from '../mail/smtp-sink.js';
+import { strictCheck } from '../helpers/strict-check.js';
 
 const THIS_TEST = 'test/client/frontend-doc.test.ts';
 const CLIENT = join(PKG_DIR, 'src', 'client');
@@ -148,24 +147,7 @@ describe('docs/frontend.md, run', () => {
   });
 
   it('type-checks strictly, as it stands', () => {
-    writeFileSync(
-      join(work, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'es2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          types: ['node'],
-          typeRoots: [join(PKG_DIR, 'node_modules', '@types')],
-          skipLibCheck: true,
-        },
-        files: ['flow.ts', 'koa-app.ts', 'express-app.ts'],
-      }),
-    );
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    const compiled = spawnSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json')], { encoding: 'utf8' });
+    const compiled = strictCheck(work, ['flow.ts', 'koa-app.ts', 'express-app.ts']);
     assert.equal(compiled.status, 0, compiled.stdout + compiled.stderr);
   });
 

@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +18,7 @@ import { allBlocks, checkedDocuments, markerOf } from '../helpers/doc-blocks.js'
 import type { DocBlock } from '../helpers/doc-blocks.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { strictCheck } from '../helpers/strict-check.js';
 
 const run = promisify(execFile);
 const blocks = allBlocks();
@@ -84,25 +84,7 @@ describe('the code blocks of the documents', () => {
       });
       const client = [join(PKG_DIR, 'src', 'client', 'index.ts')];
       writeFileSync(join(work, 'package.json'), '{ "type": "module" }\n');
-      writeFileSync(
-        join(work, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            target: 'es2022',
-            module: 'nodenext',
-            moduleResolution: 'nodenext',
-            types: ['node'],
-            typeRoots: [join(PKG_DIR, 'node_modules', '@types')],
-            skipLibCheck: true,
-            paths: { '@authsvc/client': client, 'authsvc/client': client },
-          },
-          files,
-        }),
-      );
-      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-      const compiled = spawnSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json')], { encoding: 'utf8' });
+      const compiled = strictCheck(work, files, { '@authsvc/client': client, 'authsvc/client': client });
       // Name the document's own line for each error, not the temporary file's (its line 1 is the comment).
       const report = (compiled.stdout + compiled.stderr).replace(
         /\S*block-(\d+)\.ts\((\d+),(\d+)\)/g,
