@@ -15,12 +15,12 @@ import type { Environment } from './config/environment.js';
 import { readInputs } from './config/inputs.js';
 import { rawValue } from './config/retrieve.js';
 import { flushStdio } from './log/logger.js';
-import { PKG_DIR } from './package-dir.js';
 import { serve } from './cluster/serve.js';
 import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
 import { CREDENTIALS_FILE } from './setup/credentials.js';
+import { START_DIR, startFolderArgv } from './setup/start-folder.js';
 
-const basedir = join(PKG_DIR, '.authsvc');
+const basedir = START_DIR;
 
 /**
  * The spec's default of 4 workers made `session-exists` 40 % slower than 1 on a 2-core machine, so
@@ -49,15 +49,7 @@ async function start(): Promise<number | null> {
     }
     process.stdout.write(`First start: ${describeSetup(setup.done)}`);
   }
-  const argv = [
-    '--basedir',
-    basedir,
-    '--confvars',
-    join(basedir, 'confvars.json'),
-    '--envfile',
-    join(basedir, ENV_FILE),
-  ];
-  const given = [...argv, ...process.argv.slice(2)];
+  const given = [...startFolderArgv(), ...process.argv.slice(2)];
   const env = readEnvironment();
   const outcome = await serve([...given, ...workersOption(given, env)], env, process);
   if ('exitCode' in outcome) return outcome.exitCode;

@@ -26,6 +26,7 @@ import { parseAdminArgs } from './args.js';
 import type { AdminArgs } from './args.js';
 import { groupHelp } from './help.js';
 import { readPassword } from './password.js';
+import { START_ENV_FILE, missingConfigurationHint, startFolderArgv, usesStartFolder } from '../setup/start-folder.js';
 import { record, table } from './table.js';
 
 export interface Terminal {
@@ -334,17 +335,27 @@ async function run(args: AdminArgs, env: Environment, terminal: Terminal): Promi
     );
   }
   if (args.group !== 'session' && args.user !== null) throw usage('--user goes with session purge', args.group);
-  const inputs = readInputs(args.configArgv, env);
   if (args.group === 'policy') {
     noMoreThan(args, 1);
     const file = args.positionals[0];
     if (file !== undefined) return checkPolicy(file, args.json, terminal);
+  }
+  const fromStartFolder = usesStartFolder(args.configArgv, env);
+  if (fromStartFolder) {
+    terminal.stderr.write(
+      `authsvc: using npm start's settings (${START_ENV_FILE}); give --envfile=FILE to use another configuration\n`,
+    );
+  }
+  const inputs = readInputs(fromStartFolder ? [...startFolderArgv(), ...args.configArgv] : args.configArgv, env);
+  if (args.group === 'policy') {
     const resolved = await resolveConfig(inputs);
-    if (resolved.permissions === null) throw new Stop(2, configProblems(resolved.ok ? [] : resolved.problems));
+    if (resolved.permissions === null) {
+      throw new Stop(2, configProblems(resolved.ok ? [] : resolved.problems, fromStartFolder));
+    }
     return checkPolicy(resolved.permissions.path, args.json, terminal);
   }
   const loaded = await loadStartup(inputs);
-  if (!loaded.ok) throw new Stop(2, configProblems(loaded.problems));
+  if (!loaded.ok) throw new Stop(2, configProblems(loaded.problems, fromStartFolder));
   const runner = await openActionRunner({ config: loaded.config, policy: loaded.policy, logStream: terminal.stderr });
   if (runner.credentialsFile !== null) {
     terminal.stderr.write(`authsvc: a new database: the superuser's credentials are in ${runner.credentialsFile}\n`);
@@ -358,8 +369,13 @@ async function run(args: AdminArgs, env: Environment, terminal: Terminal): Promi
   }
 }
 
-const configProblems = (problems: readonly string[]): string =>
-  `cannot read the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+/** The problems, and when a required item is missing, where to give it (the folder read, or every way). */
+function configProblems(problems: readonly string[], fromStartFolder: boolean): string {
+  const list = `cannot read the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+  if (!problems.some((p) => p.endsWith(' is required'))) return list;
+  const hint = fromStartFolder ? `add the missing items to ${START_ENV_FILE}` : missingConfigurationHint();
+  return `${list}\n${hint}`;
+}
 
 export async function runAdmin(argv: readonly string[], env: Environment, terminal: Terminal): Promise<number> {
   const args = parseAdminArgs(argv);
