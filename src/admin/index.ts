@@ -17,6 +17,7 @@ import type { ActionRunner } from '../app.js';
 import type { Environment } from '../config/environment.js';
 import { readInputs } from '../config/inputs.js';
 import { resolveConfig } from '../config/load.js';
+import { overriddenOptions } from '../config/precedence.js';
 import { failures } from '../domain/errors.js';
 import { SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import { formatDateTime } from '../protocol/index.js';
@@ -347,6 +348,7 @@ async function run(args: AdminArgs, env: Environment, terminal: Terminal): Promi
     );
   }
   const inputs = readInputs(fromStartFolder ? [...startFolderArgv(), ...args.configArgv] : args.configArgv, env);
+  for (const line of overriddenOptions(inputs)) terminal.stderr.write(`authsvc: warning: ${line}\n`);
   if (args.group === 'policy') {
     const resolved = await resolveConfig(inputs);
     if (resolved.permissions === null) {
