@@ -177,7 +177,17 @@ async function userAdd(op: Operator, args: AdminArgs, terminal: Terminal): Promi
   if (args.name === null) throw usage('authsvc user add needs --name=NAME (the full name)', 'user');
   const read = await readPassword(terminal.stdin, terminal.stderr, `Password for ${email}`);
   if (!read.ok) throw new Stop(2, `user add: ${read.problem}`);
-  const created = await op.must('user-new', { full_name: args.name, email, password: read.password });
+  const reply = await op.act('user-new', { full_name: args.name, email, password: read.password });
+  if (!reply.ok && reply.reason === failures.user_exists.reason) {
+    // user-new's messages are for end users, and say nothing of the taken address on purpose: the operator may know.
+    const taken = await findUser(op, email).catch(() => null);
+    throw new Stop(
+      1,
+      `${email} is already taken${taken === null ? '' : ` (user ${taken.user_id})`}: nothing was added`,
+    );
+  }
+  if (!reply.ok) throw refusal('user-new', reply);
+  const created = reply.value;
   // A user the operator adds is one they vouch for: verified and active, as after the sign-up mail.
   await op.must('user-set-emailverified', { email });
   if (args.role !== null && args.role !== 'authenticated') await setRole(op, created.user_id ?? 0, args.role);
