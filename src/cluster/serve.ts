@@ -63,6 +63,13 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   // Once: the primary (or the single process) says it; its workers read the same inputs.
   if (!cluster.isWorker) {
     for (const line of overriddenOptions(inputs)) terminal.stderr.write(`authsvc: warning: ${line}\n`);
+    const defaulted = loaded.config.workersDefault;
+    if (defaulted !== null) {
+      terminal.stdout.write(
+        `workers: ${loaded.config.workers} (min(${defaulted.default}, ${defaulted.cpus} available CPUs); ` +
+          'set --workers or AUTHSVC_WORKERS to choose)\n',
+      );
+    }
   }
   // The process model (single process, or cluster primary and workers) lives in src/cluster.
   try {
