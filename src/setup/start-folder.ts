@@ -23,17 +23,20 @@ export const startFolderArgv = (): string[] => [
   START_ENV_FILE,
 ];
 
-/** The items without which nothing starts: given anywhere, they are the operator's choice, not the folder's. */
-const REQUIRED = ['secret', 'piisalt', 'authdb'];
+/**
+ * The items that choose another installation: its folder, and its database. The secret alone does not: a developer
+ * exports AUTHSVC_SECRET for a frontend or an example, and their admin commands must still find the folder.
+ */
+const CHOOSING = ['basedir', 'authdb'];
 
 /**
- * True when argv and the environment configure nothing themselves (no --envfile, --confvars or --basedir, none of
- * the required items): an admin command then reads what `npm start` set up, when it has.
+ * True when argv and the environment choose no installation themselves (no --envfile, --confvars, basedir or
+ * authdb): an admin command then reads what `npm start` set up, when it has.
  */
 export function usesStartFolder(argv: readonly string[], env: Environment): boolean {
   const { commandLine, confvars, sources } = readInputs(argv, env);
   if (commandLine.envfile !== null || commandLine.confvars !== null || confvars === null) return false;
-  const chosen = ['basedir', ...REQUIRED].some((name) => {
+  const chosen = CHOOSING.some((name) => {
     const item = confvars.items[name];
     return item !== undefined && rawValue(item, sources).source !== 'default';
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -36,8 +36,14 @@ describe('authsvc user … in a clone', () => {
   it('after npm start, uses .authsvc/ as npm start does: no --envfile, from any folder', async () => {
     const server = await startAuthsvc(['--port=0', '--workers=1'], { cwd: clone, entry: 'start.ts', pkgDir: clone });
     assert.equal(await server.stop(), 0);
-    for (const cwd of [clone, join(clone, 'src'), root]) {
-      const listed = await admin(['user', 'list', '--json'], cwd);
+    // An exported secret (for a frontend, or the Python examples) chooses no other installation.
+    const secret = readFileSync(join(clone, '.authsvc', '.authsvc-secret-key'), 'utf8');
+    for (const [cwd, env] of [
+      [clone, {}],
+      [join(clone, 'src'), {}],
+      [root, { AUTHSVC_SECRET: secret }],
+    ] as const) {
+      const listed = await runAuthsvc(['user', 'list', '--json'], { cwd, pkgDir: clone, env });
       assert.equal(listed.code, 0, `${cwd}: ${listed.stderr}`);
       const users = JSON.parse(listed.stdout) as Array<{ email: string }>;
       assert.ok(
