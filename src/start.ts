@@ -6,39 +6,16 @@
  */
 // First: sizes libuv's thread pool before any other module can start it.
 import './cluster/launch.js';
-import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { readEnvironment } from './config/environment.js';
-import type { Environment } from './config/environment.js';
-import { readInputs } from './config/inputs.js';
-import { rawValue } from './config/retrieve.js';
 import { flushStdio } from './log/logger.js';
-import { PKG_DIR } from './package-dir.js';
 import { serve } from './cluster/serve.js';
 import { BLANK_ANSWERS, ENV_FILE, SECRET_FILE, describeSetup, runSetup } from './setup/autosetup.js';
 import { CREDENTIALS_FILE } from './setup/credentials.js';
+import { START_DIR, startFolderArgv } from './setup/start-folder.js';
 
-const basedir = join(PKG_DIR, '.authsvc');
-
-/**
- * The spec's default of 4 workers made `session-exists` 40 % slower than 1 on a 2-core machine, so
- * when nothing names the number, `npm start` takes no more workers than there are cores (at most 4)
- * and says so. A `workers` item given anywhere is kept as it is.
- */
-function workersOption(argv: readonly string[], env: Environment): string[] {
-  const { confvars, sources } = readInputs(argv, env);
-  const item = confvars?.items['workers'];
-  if (item === undefined || rawValue(item, sources).source !== 'default') return [];
-  const workers = Math.min(4, availableParallelism());
-  if (cluster.isPrimary) {
-    process.stdout.write(
-      `workers: ${workers} (min(4, ${availableParallelism()} available CPUs); set --workers or AUTHSVC_WORKERS to choose)\n`,
-    );
-  }
-  return [`--workers=${workers}`];
-}
+const basedir = START_DIR;
 
 async function start(): Promise<number | null> {
   if (!existsSync(join(basedir, ENV_FILE))) {
@@ -49,17 +26,8 @@ async function start(): Promise<number | null> {
     }
     process.stdout.write(`First start: ${describeSetup(setup.done)}`);
   }
-  const argv = [
-    '--basedir',
-    basedir,
-    '--confvars',
-    join(basedir, 'confvars.json'),
-    '--envfile',
-    join(basedir, ENV_FILE),
-  ];
-  const given = [...argv, ...process.argv.slice(2)];
-  const env = readEnvironment();
-  const outcome = await serve([...given, ...workersOption(given, env)], env, process);
+  const given = [...startFolderArgv(), ...process.argv.slice(2)];
+  const outcome = await serve(given, readEnvironment(), process);
   if ('exitCode' in outcome) return outcome.exitCode;
   if (outcome.url === null) return null; // a cluster worker: the primary speaks
   const show = (file: string): string => relative(process.cwd(), join(basedir, file)) || file;

@@ -8,7 +8,8 @@ const EXIT_CODES = [
 
 const CONFIG_NOTE = [
   'The configuration is resolved as the server resolves it (environment, --envfile, options, --confvars), so give',
-  'the same items the server gets, e.g. --envfile=/srv/authsvc/.env or the AUTHSVC_* variables. The commands act as',
+  'the same items the server gets, e.g. --envfile=/srv/authsvc/.env or the AUTHSVC_* variables. Given none, in a',
+  'clone where `npm start` has set up .authsvc/, they use that folder as `npm start` does. The commands act as',
   'superuser 1 through the same actions the server runs (each change is audited, on stderr) and start no server.',
 ];
 
@@ -30,14 +31,14 @@ const USER = [
   '                                ends their sessions, keys and login tickets',
   '',
   'Examples:',
-  '  npx authsvc user list --envfile=.authsvc/.env',
-  "  npx authsvc user list --json --envfile=.authsvc/.env | jq -r '.[].email'",
-  '  npx authsvc user show alice@example.org --envfile=.authsvc/.env',
-  '  printf \'%s\\n\' "$NEW_PASSWORD" | npx authsvc user add alice@example.org --name="Alice Liddell" --envfile=.authsvc/.env',
-  '  npx authsvc user set-role alice@example.org staff --envfile=.authsvc/.env',
-  '  npx authsvc user lock 4 --envfile=.authsvc/.env',
-  '  npx authsvc user delete alice@example.org --yes --envfile=.authsvc/.env',
-  '  npx authsvc user factors reset alice@example.org --envfile=.authsvc/.env',
+  '  npx authsvc user list',
+  "  npx authsvc user list --json | jq -r '.[].email'",
+  '  npx authsvc user show alice@example.org',
+  '  printf \'%s\\n\' "$NEW_PASSWORD" | npx authsvc user add alice@example.org --name="Alice Liddell"',
+  '  npx authsvc user set-role alice@example.org staff',
+  '  npx authsvc user lock 4',
+  '  npx authsvc user delete alice@example.org --yes',
+  '  npx authsvc user factors reset alice@example.org',
 ];
 
 const SESSION = [
@@ -47,8 +48,8 @@ const SESSION = [
   '  purge --user=ID|EMAIL delete every session of that user (logs them out everywhere)',
   '',
   'Examples:',
-  '  npx authsvc session purge --envfile=.authsvc/.env',
-  '  npx authsvc session purge --user=alice@example.org --envfile=.authsvc/.env',
+  '  npx authsvc session purge',
+  '  npx authsvc session purge --user=alice@example.org',
 ];
 
 const POLICY = [
@@ -58,7 +59,7 @@ const POLICY = [
   '  check FILE    check that file instead (a relative path is read from the current directory)',
   '',
   'Examples:',
-  '  npx authsvc policy check --envfile=.authsvc/.env',
+  '  npx authsvc policy check',
   '  npx authsvc policy check policy/default.json',
 ];
 
@@ -74,7 +75,8 @@ export const ADMIN_SUMMARY = [
   '  authsvc session purge [--user=ID|EMAIL]                                     (authsvc session --help)',
   '  authsvc policy check [FILE]                                                 (authsvc policy --help)',
   'Examples:',
-  '  npx authsvc user list --json --envfile=.authsvc/.env',
-  '  npx authsvc user lock alice@example.org --envfile=.authsvc/.env',
+  '  npx authsvc user list --json',
+  '  npx authsvc user lock alice@example.org',
+  '  npx authsvc user list --envfile=/srv/authsvc/.env     (elsewhere than a clone set up by npm start)',
   '',
 ].join('\n');

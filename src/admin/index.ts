@@ -17,6 +17,7 @@ import type { ActionRunner } from '../app.js';
 import type { Environment } from '../config/environment.js';
 import { readInputs } from '../config/inputs.js';
 import { resolveConfig } from '../config/load.js';
+import { overriddenOptions } from '../config/precedence.js';
 import { failures } from '../domain/errors.js';
 import { SUPERUSER_ID } from '../domain/fixed-accounts.js';
 import { formatDateTime } from '../protocol/index.js';
@@ -26,6 +27,7 @@ import { parseAdminArgs } from './args.js';
 import type { AdminArgs } from './args.js';
 import { groupHelp } from './help.js';
 import { readPassword } from './password.js';
+import { START_ENV_FILE, missingConfigurationHint, startFolderArgv, usesStartFolder } from '../setup/start-folder.js';
 import { record, table } from './table.js';
 
 export interface Terminal {
@@ -175,7 +177,17 @@ async function userAdd(op: Operator, args: AdminArgs, terminal: Terminal): Promi
   if (args.name === null) throw usage('authsvc user add needs --name=NAME (the full name)', 'user');
   const read = await readPassword(terminal.stdin, terminal.stderr, `Password for ${email}`);
   if (!read.ok) throw new Stop(2, `user add: ${read.problem}`);
-  const created = await op.must('user-new', { full_name: args.name, email, password: read.password });
+  const reply = await op.act('user-new', { full_name: args.name, email, password: read.password });
+  if (!reply.ok && reply.reason === failures.user_exists.reason) {
+    // user-new's messages are for end users, and say nothing of the taken address on purpose: the operator may know.
+    const taken = await findUser(op, email).catch(() => null);
+    throw new Stop(
+      1,
+      `${email} is already taken${taken === null ? '' : ` (user ${taken.user_id})`}: nothing was added`,
+    );
+  }
+  if (!reply.ok) throw refusal('user-new', reply);
+  const created = reply.value;
   // A user the operator adds is one they vouch for: verified and active, as after the sign-up mail.
   await op.must('user-set-emailverified', { email });
   if (args.role !== null && args.role !== 'authenticated') await setRole(op, created.user_id ?? 0, args.role);
@@ -334,17 +346,28 @@ async function run(args: AdminArgs, env: Environment, terminal: Terminal): Promi
     );
   }
   if (args.group !== 'session' && args.user !== null) throw usage('--user goes with session purge', args.group);
-  const inputs = readInputs(args.configArgv, env);
   if (args.group === 'policy') {
     noMoreThan(args, 1);
     const file = args.positionals[0];
     if (file !== undefined) return checkPolicy(file, args.json, terminal);
+  }
+  const fromStartFolder = usesStartFolder(args.configArgv, env);
+  if (fromStartFolder) {
+    terminal.stderr.write(
+      `authsvc: using npm start's settings (${START_ENV_FILE}); give --envfile=FILE to use another configuration\n`,
+    );
+  }
+  const inputs = readInputs(fromStartFolder ? [...startFolderArgv(), ...args.configArgv] : args.configArgv, env);
+  for (const line of overriddenOptions(inputs)) terminal.stderr.write(`authsvc: warning: ${line}\n`);
+  if (args.group === 'policy') {
     const resolved = await resolveConfig(inputs);
-    if (resolved.permissions === null) throw new Stop(2, configProblems(resolved.ok ? [] : resolved.problems));
+    if (resolved.permissions === null) {
+      throw new Stop(2, configProblems(resolved.ok ? [] : resolved.problems, fromStartFolder));
+    }
     return checkPolicy(resolved.permissions.path, args.json, terminal);
   }
   const loaded = await loadStartup(inputs);
-  if (!loaded.ok) throw new Stop(2, configProblems(loaded.problems));
+  if (!loaded.ok) throw new Stop(2, configProblems(loaded.problems, fromStartFolder));
   const runner = await openActionRunner({ config: loaded.config, policy: loaded.policy, logStream: terminal.stderr });
   if (runner.credentialsFile !== null) {
     terminal.stderr.write(`authsvc: a new database: the superuser's credentials are in ${runner.credentialsFile}\n`);
@@ -358,8 +381,13 @@ async function run(args: AdminArgs, env: Environment, terminal: Terminal): Promi
   }
 }
 
-const configProblems = (problems: readonly string[]): string =>
-  `cannot read the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+/** The problems, and when a required item is missing, where to give it (the folder read, or every way). */
+function configProblems(problems: readonly string[], fromStartFolder: boolean): string {
+  const list = `cannot read the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+  if (!problems.some((p) => p.endsWith(' is required'))) return list;
+  const hint = fromStartFolder ? `add the missing items to ${START_ENV_FILE}` : missingConfigurationHint();
+  return `${list}\n${hint}`;
+}
 
 export async function runAdmin(argv: readonly string[], env: Environment, terminal: Terminal): Promise<number> {
   const args = parseAdminArgs(argv);

@@ -12,6 +12,7 @@ import { ADMIN_SUMMARY } from '../admin/help.js';
 import { helpText } from '../config/help.js';
 import { loadStartup } from '../setup/startup.js';
 import { readInputs } from '../config/inputs.js';
+import { overriddenOptions } from '../config/precedence.js';
 import { rawValue } from '../config/retrieve.js';
 import { VERSION } from '../config/version.js';
 import { alreadySetUp, askAnswers, describeSetup, runSetup } from '../setup/autosetup.js';
@@ -59,6 +60,17 @@ export async function serve(argv: readonly string[], env: Environment, terminal:
   const policyBytes = cluster.isWorker ? await policyFromPrimary() : null;
   const loaded = await loadStartup(inputs, policyBytes);
   if (!loaded.ok) return refuse(terminal, loaded.problems);
+  // Once: the primary (or the single process) says it; its workers read the same inputs.
+  if (!cluster.isWorker) {
+    for (const line of overriddenOptions(inputs)) terminal.stderr.write(`authsvc: warning: ${line}\n`);
+    const defaulted = loaded.config.workersDefault;
+    if (defaulted !== null) {
+      terminal.stdout.write(
+        `workers: ${loaded.config.workers} (min(${defaulted.default}, ${defaulted.cpus} available CPUs); ` +
+          'set --workers or AUTHSVC_WORKERS to choose)\n',
+      );
+    }
+  }
   // The process model (single process, or cluster primary and workers) lives in src/cluster.
   try {
     return { url: await serveProcesses(loaded.config, loaded.policy) };

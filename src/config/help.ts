@@ -1,6 +1,20 @@
 /** `authsvc --help`: every item of the configuration-variables file, with its option, variables and default. */
 import type { ConfVars } from './confvars.js';
 import { envNames } from './confvars.js';
+import { PRECEDENCE } from './precedence.js';
+
+/** The words of `text` in lines of at most 100 characters. */
+function wrap(text: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + word.length + 1 > 100) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return line === '' ? lines : [...lines, line];
+}
 
 export function helpText(confvars: ConfVars): string {
   const lines = [
@@ -17,8 +31,8 @@ export function helpText(confvars: ConfVars): string {
     '    AUTHSVC_PIISALT=/run/secrets/salt npx authsvc      configured by the environment only',
     '  npm start -- --workers=2                               the zero-configuration server, with an option',
     '',
-    'Each item is read from its environment variable, then from an --envfile, then from its option,',
-    'else its default. Items marked "file" may also name a file holding the value.',
+    ...wrap(PRECEDENCE),
+    'Items marked "file" may also name a file holding the value.',
     '',
     'Command-line only:',
     '  --help, -h          print this and exit',

@@ -18,6 +18,8 @@ export interface Inputs {
   readonly commandLine: CommandLine;
   readonly confvars: ConfVars | null;
   readonly sources: Sources;
+  /** The `--envfile` and the names whose value came from it (the real environment did not override them). */
+  readonly envFile: { readonly path: string; readonly names: ReadonlySet<string> } | null;
   readonly problems: readonly string[];
 }
 
@@ -56,7 +58,15 @@ export function readInputs(argv: readonly string[], env: Environment): Inputs {
   const problems = [...commandLine.problems];
   const confvars = readConfVars(commandLine.confvars, problems);
   // The real environment wins over the file (the file is for testing and development).
-  const merged: Record<string, string | undefined> = readEnvFileValues(commandLine.envfile, problems);
+  const fromFile = readEnvFileValues(commandLine.envfile, problems);
+  const merged: Record<string, string | undefined> = { ...fromFile };
   for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') merged[name] = value;
-  return { commandLine, confvars, sources: { env: merged, options: commandLine.options }, problems };
+  const envFile =
+    commandLine.envfile === null
+      ? null
+      : {
+          path: resolve(commandLine.envfile),
+          names: new Set(Object.keys(fromFile).filter((name) => merged[name] === fromFile[name])),
+        };
+  return { commandLine, confvars, sources: { env: merged, options: commandLine.options }, envFile, problems };
 }

@@ -5,6 +5,7 @@
  */
 import { readEnvironment } from '../config/environment.js';
 import { callerPath } from './caller-path.js';
+import { helpAsked } from './help.js';
 import { diffPolicies } from '../services/policy/authoring/diff.js';
 import type { DiffSide } from '../services/policy/authoring/diff.js';
 import { formatDiff } from '../services/policy/authoring/diff-format.js';
@@ -16,8 +17,13 @@ function load(path: string): DiffSide | string[] {
 }
 
 function main(args: readonly string[]): number {
+  const help = helpAsked(args, 'diff');
+  if (help !== null) {
+    process.stdout.write(help);
+    return 0;
+  }
   if (args.length !== 2 || args.some((a) => a.startsWith('--'))) {
-    process.stderr.write('usage: npm run policy:diff -- OLD NEW\n');
+    process.stderr.write('usage: npm run policy:diff -- OLD NEW (--help for more)\n');
     return 2;
   }
   const [beforePath = '', afterPath = ''] = args;

@@ -5,15 +5,21 @@
  */
 import { readEnvironment } from '../config/environment.js';
 import { callerPath } from './caller-path.js';
+import { helpAsked } from './help.js';
 import { loadFixtureFile } from '../services/policy/authoring/fixture-load.js';
 import { matrixSize, runFixture } from '../services/policy/authoring/fixture-run.js';
 import { compilePolicyFile } from '../services/policy/authoring/policy-file.js';
 
 function main(args: readonly string[]): number {
+  const help = helpAsked(args, 'test');
+  if (help !== null) {
+    process.stdout.write(help);
+    return 0;
+  }
   const initCwd = readEnvironment()['INIT_CWD'];
   const [policyPath, ...fixturePaths] = args;
   if (policyPath === undefined || fixturePaths.length === 0) {
-    process.stderr.write('usage: npm run policy:test -- POLICY FIXTURE...\n');
+    process.stderr.write('usage: npm run policy:test -- POLICY TABLE... (--help for more)\n');
     return 2;
   }
   const loaded = compilePolicyFile(callerPath(policyPath, initCwd));

@@ -8,13 +8,19 @@
  */
 import { readEnvironment } from '../config/environment.js';
 import { callerPath } from './caller-path.js';
+import { helpAsked } from './help.js';
 import { lintFile } from '../services/policy/authoring/lint.js';
 import type { PositionedProblem } from '../services/policy/authoring/problems.js';
 import { formatProblem } from '../services/policy/authoring/problems.js';
 
-const USAGE = 'usage: npm run policy:lint -- FILE... [--format text|json]\n';
+const USAGE = 'usage: npm run policy:lint -- FILE... [--format text|json] (--help for more)\n';
 
 function main(args: readonly string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): number {
+  const help = helpAsked(args, 'lint');
+  if (help !== null) {
+    out.write(help);
+    return 0;
+  }
   const files: string[] = [];
   let format = 'text';
   for (let i = 0; i < args.length; i++) {

@@ -12,9 +12,12 @@ import { redisAdmissionStore } from '../../src/services/admission/redis-store.js
 import type { Logger } from '../../src/log/logger.js';
 import { eventually, freePort, hasRedisServer, startRedis, stopRedis } from '../helpers/redis.js';
 
-function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
-  const lines: { level: string; message: string }[] = [];
-  const log = (level: string) => (message: string) => lines.push({ level, message });
+type Line = { level: string; message: string; fields?: Record<string, unknown> };
+
+function recordingLogger(): Logger & { lines: Line[] } {
+  const lines: Line[] = [];
+  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    lines.push({ level, message, ...(fields === undefined ? {} : { fields }) });
   return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
@@ -27,6 +30,23 @@ describe('the Redis fallback', { skip: hasRedisServer ? false : 'redis-server is
   it('reports unused without Redis', () => {
     const store = fallbackStore(null, memoryAdmissionStore(), recordingLogger());
     assert.equal(store.status(), 'unused');
+  });
+
+  it('names Redis in its warning by host and port, never by its password or a library message alone', async () => {
+    const port = await freePort(); // nothing listens there
+    const remote = redisAdmissionStore(`redis://admission:hunter2-secret@127.0.0.1:${port}/0`, { prefix: 'fault:' });
+    const logger = recordingLogger();
+    const store = fallbackStore(remote, memoryAdmissionStore(), logger, { probeMs: 50 });
+    try {
+      await store.admit([{ key: 'a:user-login:x', perMinute: 10, burst: 10 }], undefined, Date.UTC(2026, 0, 1));
+      const warned = logger.lines.filter((l) => l.level === 'warn');
+      assert.equal(warned.length, 1);
+      assert.equal(warned[0]?.fields?.['redis'], `127.0.0.1:${port}`);
+      assert.doesNotMatch(JSON.stringify(warned), /hunter2/);
+    } finally {
+      store.close();
+      await remote.close();
+    }
   });
 
   it('limits exactly on the local store and refuses replay checks while Redis is down, and goes back when it returns', async () => {

@@ -44,10 +44,42 @@ describe('@authsvc/client, packed from src/client', () => {
   it('holds the built client and protocol only, and leaves no build behind', () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
     for (const file of files) {
-      assert.match(file, /^package\/(package\.json|README\.md|dist\/(client|protocol)\/[\w/.-]+\.(js|d\.ts))$/, file);
+      assert.match(
+        file,
+        /^package\/(package\.json|README\.md|LICENSE|dist\/(client|protocol)\/[\w/.-]+\.(js|d\.ts))$/,
+        file,
+      );
     }
     assert.ok(files.includes('package/dist/client/index.js') && files.includes('package/dist/client/index.d.ts'));
     assert.equal(existsSync(join(CLIENT_DIR, 'dist')), false, 'postpack removes src/client/dist');
+  });
+
+  it("carries the repository's LICENSE, and leaves no copy of it (nor a tarball) in src/client", () => {
+    const license = execFileSync('tar', ['xzOf', tarball, 'package/LICENSE'], { encoding: 'utf8' });
+    assert.equal(license, readFileSync(join(PKG_DIR, 'LICENSE'), 'utf8'));
+    assert.match(license, /^MIT License\n\nCopyright \(c\) \d{4} the authsvc authors\n/);
+    const manifest = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as { license: string };
+    assert.equal(manifest.license, 'MIT');
+    const left = readdirSync(CLIENT_DIR).filter((f) => f === 'LICENSE' || f.endsWith('.tgz'));
+    assert.deepEqual(left, [], 'postpack removes the copy; npm pack writes the tarball elsewhere');
+  });
+
+  it("has the root package's version, which `npm version` copies to it (scripts/sync-client-version.mjs)", () => {
+    const version = (dir: string): string =>
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    assert.equal(version(CLIENT_DIR), version(PKG_DIR));
+    const root = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.match(root.scripts['version'] ?? '', /^node scripts\/sync-client-version\.mjs\b/);
+    // What `npm version 1.2.3` does once it has bumped the root: the script, on a copy of the two manifests.
+    const copy = join(work, 'versioned');
+    execFileSync('mkdir', ['-p', join(copy, 'src', 'client')]);
+    writeFileSync(join(copy, 'package.json'), JSON.stringify({ name: 'authsvc', version: '1.2.3' }));
+    const manifest = readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8');
+    writeFileSync(join(copy, 'src', 'client', 'package.json'), manifest);
+    execFileSync(process.execPath, [join(PKG_DIR, 'scripts', 'sync-client-version.mjs'), copy]);
+    const synced = readFileSync(join(copy, 'src', 'client', 'package.json'), 'utf8');
+    assert.equal(version(join(copy, 'src', 'client')), '1.2.3');
+    assert.equal(synced, manifest.replace(/"version": "[^"]+"/, '"version": "1.2.3"'), 'nothing else changes');
   });
 
   it('depends on @sinclair/typebox alone, and its code imports nothing else but node: modules', () => {

@@ -121,7 +121,8 @@ describe('docs/operations/*.md examples', () => {
     for (const line of lines) {
       outputs.set(
         line,
-        sh(line.replaceAll('npx authsvc', authsvc), clone, {
+        // The clone's data folder, named: `npx authsvc` finds it only in the package it set up (test/cli/admin-start-folder.test.ts).
+        sh(line.replace(/npx authsvc (\w+)/, `${authsvc} $1 --envfile=${join(clone, '.authsvc', '.env')}`), clone, {
           ALICE_PASSWORD: 'Lantern-Harbour-Orbit-77',
           NEW_PASSWORD: 'Meadow-Quartz-Violin-31',
         }),

@@ -24,7 +24,9 @@ const run = promisify(execFile);
 const blocks = allBlocks();
 const where = (b: DocBlock): string => `${b.doc}:${b.line}`;
 const notRun = (b: DocBlock): boolean =>
-  markerOf(b, 'not-run') !== undefined || markerOf(b, 'checked-by') !== undefined;
+  markerOf(b, 'not-run') !== undefined ||
+  markerOf(b, 'checked-by') !== undefined ||
+  markerOf(b, 'runnable') !== undefined;
 const CHECKED_LANGUAGES = new Set(['ts', 'typescript', 'python', 'json']);
 
 const noPython =
@@ -44,6 +46,10 @@ describe('the code blocks of the documents', () => {
         problems.push(`${where(b)}: checked-by names ${checkedBy.path}, which does not exist`);
       if (!CHECKED_LANGUAGES.has(b.language) && !notRun(b))
         problems.push(`${where(b)}: a \`\`\`${b.language} block with no marker`);
+      if (markerOf(b, 'runnable') !== undefined && b.language !== 'sh')
+        problems.push(
+          `${where(b)}: runnable marks \`\`\`sh blocks only (scripts/run-doc-commands.ts runs them with bash)`,
+        );
     }
     assert.deepEqual(
       problems,

@@ -8,6 +8,10 @@
  *   <!-- not-run: why it cannot run -->        the block is shown, never run (the reason is required)
  *   <!-- checked-by: test/x/y.test.ts -->      that test (or script) runs or checks the block
  *   <!-- prints: 2 -->                         a python block must print exactly this
+ *   <!-- runnable -->                          a shell block a user runs as written, in a clone:
+ *                                              scripts/run-doc-commands.ts runs it (docs/development.md)
+ *   <!-- runnable: serves -->                  the same, whose last line serves until stopped
+ *   <!-- runnable: with NAME=value … -->       the same, with these variables set (a password to pipe, say)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +20,8 @@ import { PKG_DIR } from '../../src/package-dir.js';
 export type Marker =
   | { readonly kind: 'not-run'; readonly reason: string }
   | { readonly kind: 'checked-by'; readonly path: string }
-  | { readonly kind: 'prints'; readonly output: string };
+  | { readonly kind: 'prints'; readonly output: string }
+  | { readonly kind: 'runnable'; readonly serves: boolean; readonly env: Readonly<Record<string, string>> };
 
 export interface DocBlock {
   /** The document, relative to the repository, e.g. `docs/protocol.md`. */
@@ -55,8 +60,17 @@ export function checkedDocuments(): string[] {
 
 const FENCE = /^( *)(`{3,}|~{3,})\s*([^\s`]*)/;
 const MARKER = /^<!--\s*([a-z-]+):\s*([\s\S]*?)\s*-->$/;
+const RUNNABLE = /^<!--\s*runnable(?::\s*(serves|with((?:\s+[A-Z_][A-Z0-9_]*=\S+)+)))?\s*-->$/;
 
 function parseMarker(comment: string): Marker | null {
+  const runnable = RUNNABLE.exec(comment);
+  if (runnable !== null) {
+    const pairs = (runnable[2] ?? '').trim().split(/\s+/).filter(Boolean);
+    const env = Object.fromEntries(
+      pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    );
+    return { kind: 'runnable', serves: runnable[1] === 'serves', env };
+  }
   const match = MARKER.exec(comment);
   if (match === null) return null;
   const [, kind, value = ''] = match;
@@ -94,7 +108,7 @@ export function blocksOf(doc: string): DocBlock[] {
       break;
     }
     const markers = comments.map(parseMarker).filter((m): m is Marker => m !== null);
-    const badMarkers = comments.filter((c) => parseMarker(c) === null && /^<!--\s*[a-z-]+:/.test(c));
+    const badMarkers = comments.filter((c) => parseMarker(c) === null && /^<!--\s*([a-z-]+:|runnable\b)/.test(c));
     blocks.push({
       doc,
       line: i + 1,

@@ -27,6 +27,8 @@ export interface RedisStoreOptions {
 }
 
 export interface RedisAdmissionStore extends AdmissionStore {
+  /** `host:port`, never the password of the URL. */
+  readonly address: string;
   /** Resolves when Redis answers; the fallback probes with it while Redis is down. */
   ping(): Promise<void>;
   /** Resolves once connected (start-up may await it so that the first requests use Redis). */
@@ -35,6 +37,16 @@ export interface RedisAdmissionStore extends AdmissionStore {
 }
 
 type Reply = [number] | [1, string, number];
+
+/** `host:port` of a redis:// or rediss:// URL (6379 when it names no port). */
+export function redisAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || '127.0.0.1'}:${parsed.port || '6379'}`;
+  } catch {
+    return 'the configured redisurl';
+  }
+}
 
 export function redisAdmissionStore(url: string, options: RedisStoreOptions = {}): RedisAdmissionStore {
   const redis = new Redis(url, {
@@ -74,6 +86,7 @@ export function redisAdmissionStore(url: string, options: RedisStoreOptions = {}
   };
 
   return {
+    address: redisAddress(url),
     admit,
     async failure(emailKey) {
       return Number(await run(FAILURE_LUA, [prefix + emailKey], [String(memoryMs)]));

@@ -87,6 +87,8 @@ export function storeLoginBackoff(store: AdmissionStore, clock: Clock, sleep: Sl
  */
 
 export interface RemoteStore extends AdmissionStore {
+  /** `host:port` of the server, for messages: never the URL, which may hold a password. */
+  readonly address: string;
   /** Resolves when Redis answers; a probe that is not answered also gets the store a fresh connection. */
   ping(): Promise<void>;
 }
@@ -129,7 +131,9 @@ export function fallbackStore(
   const markDown = (error: unknown): void => {
     if (down) return;
     down = true;
+    // The address first: the library's message ("Connection is closed.") does not say which Redis.
     logger.warn(REDIS_DOWN_MESSAGE, {
+      redis: remote?.address ?? null,
       cause: error instanceof Error ? error.message : String(error),
     });
     probe = setInterval(recover, probeMs);
