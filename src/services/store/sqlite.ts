@@ -194,8 +194,10 @@ export function openSqlite(target: SqliteTarget, groupCommits: boolean = GROUP_C
         }
         return prepared.statement;
       };
-      const seen = (bindings: readonly unknown[]): void =>
-        announce(knex, (sql ??= unpeekable(nativeSql(build))), bindings);
+      const seen = (bindings: readonly unknown[]): void => {
+        // Checked here as well: without a listener no code of db.ts runs on a request (scripts/request-path.ts).
+        if (knex.listenerCount('query') > 0) announce(knex, (sql ??= unpeekable(nativeSql(build))), bindings);
+      };
       const run = (bindings: readonly unknown[]): Promise<number> => {
         seen(bindings);
         return onConnection((connection) => statement(connection).run(...bindings).changes);
