@@ -1,7 +1,7 @@
 /**
- * docs/frontend.md's code, run: its blocks (the flow, the Koa adapter, the `(req, res, next)` adapter) are written to
- * files as they stand, type-checked strictly, and run against authsvc and an SMTP sink, once with Koa and once in a
- * `(req, res, next)` chain on node:http (Express is not a dependency here). A browser's part is played with fetch and
+ * docs/frontend.md's code, run: its blocks (the flow, the Koa adapter, the `(req, res, next)` adapter and its Express
+ * app) are written to files as they stand, type-checked strictly, and run against authsvc and an SMTP sink, once with
+ * Koa and once with Express. A browser's part is played with fetch and
  * a cookie jar: sign-up, the mailed link, verification, login, logout, the reset link, a reset refused then done,
  * each link refused the second time, and a POST without its CSRF token refused.
  */
@@ -46,26 +46,8 @@ interface FlowModule {
 interface KoaModule {
   koaApp(flow: unknown, key: Uint8Array, secure: boolean): { callback(): RequestListener };
 }
-type Middleware = (req: unknown, res: unknown, next: (error?: unknown) => void) => void;
 interface ExpressModule {
-  readonly formBody: Middleware;
-  readonly sessionAndCsrf: (key: Uint8Array, secure: boolean) => Middleware;
-  readonly flowRoute: (flow: unknown, key: Uint8Array, secure: boolean) => Middleware;
-}
-
-/** What Express does with its middleware: each in turn, until one answers; an error or no answer is a 500 or 404. */
-function chain(...middleware: Middleware[]): RequestListener {
-  return (req, res) => {
-    const step = (i: number, error?: unknown): void => {
-      const next = middleware[i];
-      if (error !== undefined || next === undefined) {
-        res.writeHead(error === undefined ? 404 : 500).end(error instanceof Error ? error.message : 'not found');
-        return;
-      }
-      next(req, res, (e) => step(i + 1, e));
-    };
-    step(0);
-  };
+  expressApp(authsvc: AuthsvcClient, key: Uint8Array, baseUrl: string, secure: boolean): RequestListener;
 }
 
 const PASSWORDS = ['Lamplight-harbour-1851', 'Northern-lights-over-1903'];
@@ -124,7 +106,7 @@ describe('docs/frontend.md, run', () => {
     mkdirSync(join(PKG_DIR, '.test-output'), { recursive: true });
     work = mkdtempSync(join(PKG_DIR, '.test-output', 'frontend-doc-'));
     const files = docFiles();
-    assert.deepEqual([...files.keys()].sort(), ['express-app.ts', 'flow.ts', 'koa-app.ts']);
+    assert.deepEqual([...files.keys()].sort(), ['express-app.ts', 'express-server.ts', 'flow.ts', 'koa-app.ts']);
     for (const [name, code] of files) {
       const local = code
         .replaceAll("'@authsvc/client/koa'", `'${join(CLIENT, 'koa.js')}'`)
@@ -136,7 +118,7 @@ describe('docs/frontend.md, run', () => {
     modules = {
       flow: (await load('flow.ts')) as FlowModule,
       koa: (await load('koa-app.ts')) as KoaModule,
-      express: (await load('express-app.ts')) as ExpressModule,
+      express: (await load('express-server.ts')) as ExpressModule,
     };
   });
   after(async () => {
@@ -147,7 +129,7 @@ describe('docs/frontend.md, run', () => {
   });
 
   it('type-checks strictly, as it stands', () => {
-    const compiled = strictCheck(work, ['flow.ts', 'koa-app.ts', 'express-app.ts']);
+    const compiled = strictCheck(work, ['flow.ts', 'koa-app.ts', 'express-app.ts', 'express-server.ts']);
     assert.equal(compiled.status, 0, compiled.stdout + compiled.stderr);
   });
 
@@ -243,18 +225,11 @@ describe('docs/frontend.md, run', () => {
     }
   });
 
-  it('runs the whole flow as (req, res, next) middleware, as Express runs it', async () => {
+  it('runs the whole flow with Express', async () => {
     const key = randomBytes(32);
     const authsvc = createClient({ url: server.url, secret: server.secret });
-    const { formBody, sessionAndCsrf, flowRoute } = modules.express;
     try {
-      const base = await serve((baseUrl) =>
-        chain(
-          formBody,
-          sessionAndCsrf(key, false),
-          flowRoute(modules.flow.createFlow(authsvc, key, baseUrl), key, false),
-        ),
-      );
+      const base = await serve((baseUrl) => modules.express.expressApp(authsvc, key, baseUrl, false));
       await signUpVerifyLogInAndReset(base, 'express-user@example.org');
     } finally {
       authsvc.close();
