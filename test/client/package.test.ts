@@ -9,23 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { npm, packInto as pack } from '../helpers/client-package.js';
 
 const CLIENT_DIR = join(PKG_DIR, 'src', 'client');
 const require = createRequire(import.meta.url);
 const run = promisify(execFile);
-
-function npm(args: readonly string[], cwd: string): string {
-  return execFileSync('npm', ['--no-audit', '--no-fund', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
-}
-
-/** `npm pack` into `dir`; returns the tarball's path. */
-function pack(from: string, dir: string, ...flags: string[]): string {
-  const before = new Set(readdirSync(dir));
-  npm(['pack', '--pack-destination', dir, ...flags], from);
-  const made = readdirSync(dir).find((f) => f.endsWith('.tgz') && !before.has(f));
-  assert.ok(made, `npm pack in ${from} wrote no tarball`);
-  return join(dir, made);
-}
 
 let work: string;
 let tarball: string;

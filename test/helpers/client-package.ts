@@ -20,7 +20,8 @@ export interface PackedClient {
   readonly typebox: string;
 }
 
-function npm(args: readonly string[], cwd: string): string {
+/** npm, quietly, in `cwd`; its output. */
+export function npm(args: readonly string[], cwd: string): string {
   return execFileSync('npm', ['--no-audit', '--no-fund', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
 }
 
