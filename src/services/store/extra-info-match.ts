@@ -19,22 +19,35 @@ const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Condition = readonly [sql: string, bindings: readonly Knex.Value[]];
 
-/** SQLite's json_type names, and MariaDB's JSON_TYPE names, of a wanted value. */
-function sqliteTypes(value: JsonValue): readonly string[] {
-  if (value === null) return ['null'];
-  if (typeof value === 'boolean') return [value ? 'true' : 'false'];
-  if (typeof value === 'number') return ['integer', 'real'];
-  if (typeof value === 'string') return ['text'];
-  return [Array.isArray(value) ? 'array' : 'object'];
+type JsonKind = 'null' | 'true' | 'false' | 'number' | 'string' | 'array' | 'object';
+
+function kindOf(value: JsonValue): JsonKind {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'string') return 'string';
+  return Array.isArray(value) ? 'array' : 'object';
 }
 
-function mariadbTypes(value: JsonValue): readonly string[] {
-  if (value === null) return ['NULL'];
-  if (typeof value === 'boolean') return ['BOOLEAN'];
-  if (typeof value === 'number') return ['INTEGER', 'DOUBLE'];
-  if (typeof value === 'string') return ['STRING'];
-  return [Array.isArray(value) ? 'ARRAY' : 'OBJECT'];
-}
+/** SQLite's json_type names, and MariaDB's JSON_TYPE names, of each kind of value. */
+const SQLITE_TYPES: Readonly<Record<JsonKind, readonly string[]>> = {
+  null: ['null'],
+  true: ['true'],
+  false: ['false'],
+  number: ['integer', 'real'],
+  string: ['text'],
+  array: ['array'],
+  object: ['object'],
+};
+const MARIADB_TYPES: Readonly<Record<JsonKind, readonly string[]>> = {
+  null: ['NULL'],
+  true: ['BOOLEAN'],
+  false: ['BOOLEAN'],
+  number: ['INTEGER', 'DOUBLE'],
+  string: ['STRING'],
+  array: ['ARRAY'],
+  object: ['OBJECT'],
+};
 
 const placeholders = (values: readonly unknown[]): string => values.map(() => '?').join(', ');
 
@@ -52,7 +65,7 @@ function comparable(value: JsonValue): string | number | null {
 
 function sqliteCondition(key: string, value: JsonValue): Condition {
   const path = `'$.${key}'`;
-  const types = sqliteTypes(value);
+  const types = SQLITE_TYPES[kindOf(value)];
   const typed = `json_type(extra_info, ${path}) IN (${placeholders(types)})`;
   const scalar = comparable(value);
   return scalar === null ? [typed, types] : [`json_extract(extra_info, ${path}) = ? AND ${typed}`, [scalar, ...types]];
@@ -60,7 +73,7 @@ function sqliteCondition(key: string, value: JsonValue): Condition {
 
 function mariadbCondition(key: string, value: JsonValue): Condition {
   const path = `'$.${key}'`;
-  const types = mariadbTypes(value);
+  const types = MARIADB_TYPES[kindOf(value)];
   const typed = `JSON_TYPE(JSON_EXTRACT(extra_info, ${path})) IN (${placeholders(types)})`;
   // JSON_VALUE reads a number as its text (compared with a number, as a number); a boolean as 1 or 0 on
   // MariaDB but as 'true' on MySQL, so booleans go by type alone.
