@@ -82,15 +82,18 @@ const newSession = (userId: number | null): Record<string, unknown> => ({
   extra_info_json: {},
 });
 
+/** One request of `name` with `body`, timed whole, as an iteration. */
+export const timedCall =
+  (call: Call, name: string, body: Record<string, unknown>): Iteration =>
+  async () => {
+    const startedAt = performance.now();
+    const reply = await call(name, body);
+    return { ok: reply.success, startedAt, ...failureOf(reply) };
+  };
+
 /** Makes the fixtures `action` needs on the server behind `call`, and returns its iteration. */
 export async function prepare(action: BenchAction, call: Call): Promise<Iteration> {
-  const timed =
-    (name: string, body: Record<string, unknown>): Iteration =>
-    async () => {
-      const startedAt = performance.now();
-      const reply = await call(name, body);
-      return { ok: reply.success, startedAt, ...failureOf(reply) };
-    };
+  const timed = (name: string, body: Record<string, unknown>): Iteration => timedCall(call, name, body);
   const keyIssue = {
     ...SUPERUSER,
     issuer: 'bench',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openDb } from '../../src/services/store/open-db.js';
 import { MAINTENANCE_LIMITS } from '../../src/services/store/db.js';
 import { parseDatabaseUrl } from '../../src/services/store/url.js';
-import { BENCH_ACTIONS, benchCaller, HASH_BOUND, prepare } from './actions.js';
+import { BENCH_ACTIONS, benchCaller, HASH_BOUND, prepare, timedCall } from './actions.js';
 import type { BenchAction, Iteration } from './actions.js';
 import { prepareDatabase } from './databases.js';
 import type { BenchDatabase } from './databases.js';
@@ -82,15 +82,7 @@ async function iterations(server: BenchServer, users: number): Promise<Array<rea
   const list: Array<readonly [string, Iteration]> = [];
   for (const action of HOT) list.push([action, await prepare(action, call)]);
   for (const [name, body] of lookups(users)) {
-    const action = 'user_id' in body ? 'user-list' : 'user-lookup-match';
-    list.push([
-      name,
-      async () => {
-        const startedAt = performance.now();
-        const reply = await call(action, body);
-        return { ok: reply.success, startedAt, ...(reply.success ? {} : { failure: reply.failure_reason ?? '' }) };
-      },
-    ]);
+    list.push([name, timedCall(call, 'user_id' in body ? 'user-list' : 'user-lookup-match', body)]);
   }
   return list;
 }
