@@ -87,7 +87,7 @@ async function iterations(server: BenchServer, users: number): Promise<Array<rea
   return list;
 }
 
-/** Each iteration measured ROUNDS times, interleaved: the least CPU per request, the median p99. */
+/** Each iteration measured ROUNDS times, interleaved: the least CPU per request, the better p99. */
 async function costs(server: BenchServer, users: number): Promise<Map<string, Cost>> {
   const list = await iterations(server, users);
   const rounds = new Map<string, Cost[]>();
