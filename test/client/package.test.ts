@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,58 @@ after(async () => {
   await server.close();
   rmSync(work, { recursive: true, force: true });
 });
+
+/**
+ * The frontend folder with the tarball installed as docs/client.md says, offline: installed by the first test that
+ * asks (each checks what it needs of it), then shared.
+ */
+let installedDir: string | undefined;
+function installed(): string {
+  if (installedDir !== undefined) return installedDir;
+  const dir = join(work, 'frontend');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "name": "frontend", "private": true, "type": "module" }\n');
+  // The one dependency comes from this checkout's node_modules, so the install needs no registry.
+  const typebox = pack(join(PKG_DIR, 'node_modules', '@sinclair', 'typebox'), work, '--ignore-scripts');
+  npm(['install', '--offline', tarball, typebox], dir);
+  // Alone: the client and its one dependency, nothing else.
+  assert.deepEqual(readdirSync(join(dir, 'node_modules')).sort(), ['.package-lock.json', '@authsvc', '@sinclair']);
+  installedDir = dir;
+  return dir;
+}
+
+const FRONTEND = `import { AuthsvcError, createClient, failureCodeOf } from '@authsvc/client';
+import type { ActionInput, AuthsvcErrorKind, ClientOptions, ResponseEnvelope } from '@authsvc/client';
+
+const options: ClientOptions = { url: 'https://auth.internal:13431/', secret: 'key', ca: new Uint8Array([1]) };
+const authsvc = createClient(options);
+const visitor: ActionInput<'session-new'> = {
+  ip_address: '192.0.2.1',
+  user_agent: 'ua',
+  user_id: null,
+  expires: 1,
+  extra_info_json: {},
+};
+try {
+  const reply: ResponseEnvelope<'session-new'> = await authsvc.request('session-new', visitor, {
+    clientIp: '192.0.2.1',
+    signal: new AbortController().signal,
+  });
+  if (reply.success) {
+    const token: string = reply.response.session_token;
+    console.log(token);
+  } else {
+    console.log(failureCodeOf(reply.failure_reason));
+  }
+} catch (error) {
+  if (error instanceof AuthsvcError) {
+    const kind: AuthsvcErrorKind = error.kind;
+    console.log(kind);
+  }
+} finally {
+  authsvc.close();
+}
+`;
 
 describe('@authsvc/client, packed from src/client', () => {
   it('holds the built client and protocol only, and leaves no build behind', () => {
@@ -89,13 +141,7 @@ describe('@authsvc/client, packed from src/client', () => {
   });
 
   it('installs alone in a fresh directory (no network), compiles strictly without `!` and talks to authsvc', async () => {
-    const app = join(work, 'frontend');
-    execFileSync('mkdir', ['-p', app]);
-    writeFileSync(join(app, 'package.json'), '{ "name": "frontend", "private": true, "type": "module" }\n');
-    // The one dependency comes from this checkout's node_modules, so the install needs no registry.
-    const typebox = pack(join(PKG_DIR, 'node_modules', '@sinclair', 'typebox'), work, '--ignore-scripts');
-    npm(['install', '--offline', tarball, typebox], app);
-    assert.deepEqual(readdirSync(join(app, 'node_modules')).sort(), ['.package-lock.json', '@authsvc', '@sinclair']);
+    const app = installed();
     writeFileSync(
       join(app, 'app.ts'),
       [
@@ -144,5 +190,26 @@ describe('@authsvc/client, packed from src/client', () => {
     // Asynchronously: the server answering it runs in this process.
     const ran = await run(process.execPath, [join(app, 'app.js'), server.url, server.secret], { encoding: 'utf8' });
     assert.equal(ran.stdout.trim(), '43');
+  });
+
+  // A frontend's strict project as it comes: `strict`, module nodenext, no `types` setting (TypeScript 6 then loads
+  // no @types package) and no @types/node installed. So the client's public declarations may use only what
+  // TypeScript's default libraries declare: no Buffer, no NodeJS.*, no `node:` module types
+  // (docs/design.md#the-clients-declarations-stand-alone).
+  it('type-checks in a strict project with no extra settings and no @types/node', () => {
+    const dir = installed();
+    assert.equal(existsSync(join(dir, 'node_modules', '@types')), false, 'the project has no @types package');
+    const project = join(dir, 'strict');
+    mkdirSync(project);
+    writeFileSync(join(project, 'app.ts'), FRONTEND);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', noEmit: true }, files: ['app.ts'] }),
+    );
+    const compiled = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', project], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    assert.equal(compiled.status, 0, compiled.stdout + compiled.stderr);
   });
 });
