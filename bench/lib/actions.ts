@@ -37,13 +37,13 @@ type Reply = {
   /** The server's failure_reason, or the client's error kind (e.g. `unavailable` for a 503). */
   readonly failure_reason?: string;
 };
-type Call = (action: string, body: Record<string, unknown>) => Promise<Reply>;
+export type BenchCall = (action: string, body: Record<string, unknown>) => Promise<Reply>;
 
 const IP = '192.0.2.1';
 const SUPERUSER = { user_id: 1, user_role: 'superuser' } as const;
 
 /** A client for `url` that sends any action untyped (the bench builds its bodies itself) and counts a thrown error as a failure. */
-export function benchCaller(url: string, secret: string): { call: Call; client: AuthsvcClient } {
+export function benchCaller(url: string, secret: string): { call: BenchCall; client: AuthsvcClient } {
   const client = createClient({ url, secret, timeoutMs: 30_000 });
   // The bench builds its bodies itself, so it sends them untyped.
   const request = (action: string, body: Record<string, unknown>): Promise<Reply> =>
@@ -53,7 +53,7 @@ export function benchCaller(url: string, secret: string): { call: Call; client: 
       body,
       { clientIp: IP },
     );
-  const call: Call = async (action, body) => {
+  const call: BenchCall = async (action, body) => {
     try {
       return await request(action, body);
     } catch (error) {
@@ -68,7 +68,7 @@ export function benchCaller(url: string, secret: string): { call: Call; client: 
 const failureOf = (reply: Reply): { failure?: string } =>
   reply.success ? {} : { failure: reply.failure_reason ?? 'failed' };
 
-async function must(call: Call, action: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function must(call: BenchCall, action: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const reply = await call(action, body);
   if (!reply.success) throw new Error(`bench fixture: ${action} failed`);
   return reply.response;
@@ -84,7 +84,7 @@ const newSession = (userId: number | null): Record<string, unknown> => ({
 
 /** One request of `name` with `body`, timed whole, as an iteration. */
 export const timedCall =
-  (call: Call, name: string, body: Record<string, unknown>): Iteration =>
+  (call: BenchCall, name: string, body: Record<string, unknown>): Iteration =>
   async () => {
     const startedAt = performance.now();
     const reply = await call(name, body);
@@ -92,7 +92,7 @@ export const timedCall =
   };
 
 /** Makes the fixtures `action` needs on the server behind `call`, and returns its iteration. */
-export async function prepare(action: BenchAction, call: Call): Promise<Iteration> {
+export async function prepare(action: BenchAction, call: BenchCall): Promise<Iteration> {
   const timed = (name: string, body: Record<string, unknown>): Iteration => timedCall(call, name, body);
   const keyIssue = {
     ...SUPERUSER,

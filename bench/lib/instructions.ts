@@ -16,13 +16,14 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { benchCaller, prepare } from './actions.js';
+import type { BenchAction, BenchCall, Iteration } from './actions.js';
 import { FIRST_CLEANUP_AFTER_MS } from '../../src/services/store/cleanup-timer.js';
-import type { BenchAction } from './actions.js';
 import { prepareDatabase } from './databases.js';
 import type { BenchDatabase } from './databases.js';
 import type { BenchOptions, QuickOptions } from './options.js';
 import { table } from './report.js';
 import { startBenchServer } from './server.js';
+import type { BenchServer, BenchServerOptions } from './server.js';
 
 export interface InstructionCount {
   readonly database: BenchDatabase;
@@ -44,14 +45,13 @@ const say = (line: string): void => {
 const COMPILER = /compiler::|maglev::|Maglev|Turbofan|Parser|Scanner|BytecodeGenerator|Deoptimiz|Zone::/;
 
 /**
- * The instructions callgrind counted in the dump files of `dir` (one per process and dump), and those of them
- * spent in V8's compilers, read per function with callgrind_annotate.
+ * The instructions callgrind counted in `files` (one per process and dump), and those of them spent in V8's
+ * compilers, read per function with callgrind_annotate.
  */
-function countedInstructions(dir: string): { readonly total: number; readonly compiler: number } {
+function countedInstructions(files: readonly string[]): Counted {
   let total = 0;
   let compiler = 0;
-  for (const file of readdirSync(dir)) {
-    const path = join(dir, file);
+  for (const path of files) {
     total += Number(/^totals: (\d+)/m.exec(readFileSync(path, 'utf8'))?.[1] ?? 0);
     const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', path], {
       encoding: 'utf8',
@@ -69,6 +69,85 @@ function countedInstructions(dir: string): { readonly total: number; readonly co
   return { total, compiler };
 }
 
+/** Instructions counted in one window: all of them, and those of V8's compilers. */
+export interface Counted {
+  readonly total: number;
+  readonly compiler: number;
+}
+
+/** A server under callgrind, instrumentation off but while `count` runs. */
+export interface CountedServer {
+  readonly server: BenchServer;
+  readonly call: BenchCall;
+  /** When the process was spawned (performance.now()). */
+  readonly spawnedAt: number;
+  /** Runs `iteration` `requests` times, one after another, counted; throws when one fails. */
+  count(iteration: Iteration, requests: number): Promise<Counted>;
+  /** Runs `iteration` `requests` times uncounted (warm-up); throws when one fails. */
+  run(iteration: Iteration, requests: number): Promise<void>;
+  stop(options?: { readonly keepBasedir?: boolean }): Promise<void>;
+}
+
+async function repeat(iteration: Iteration, requests: number): Promise<void> {
+  for (let i = 0; i < requests; i++) {
+    const result = await iteration();
+    if (!result.ok) throw new Error(`a counted request failed: ${result.failure ?? 'failed'}`);
+  }
+}
+
+/** Starts authsvc (one process) under callgrind with `env`; each `count` reads the dump it made. */
+export async function startCountedServer(
+  env: Record<string, string>,
+  options: Pick<BenchServerOptions, 'nodeArgs' | 'script' | 'reuse'> = {},
+): Promise<CountedServer> {
+  const out = mkdtempSync(join(tmpdir(), 'authsvc-callgrind-'));
+  const spawnedAt = performance.now();
+  const server = await startBenchServer(
+    { AUTHSVC_WORKERS: '1', AUTHSVC_LOGLEVEL: 'warn', ...env },
+    {
+      ...options,
+      wrapper: [
+        'valgrind',
+        '--quiet',
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        '--trace-children=yes',
+        `--callgrind-out-file=${join(out, 'callgrind.%p')}`,
+      ],
+    },
+  ).catch((error: unknown) => {
+    rmSync(out, { recursive: true, force: true });
+    throw error;
+  });
+  const { call, client } = benchCaller(server.url, server.secret);
+  const control = (...args: string[]): void => {
+    execFileSync('callgrind_control', [...args, String(server.pid)], { stdio: 'ignore' });
+  };
+  const read = new Set<string>();
+  return {
+    server,
+    call,
+    spawnedAt,
+    run: repeat,
+    async count(iteration, requests) {
+      control('--zero');
+      control('--instr=on');
+      await repeat(iteration, requests);
+      control('--instr=off');
+      control('--dump');
+      // The dumps this one made: `callgrind.<pid>.<n>`, one per process. `callgrind.<pid>` is the file each
+      // process writes when it exits (instrumentation off by then): it may be empty until it does.
+      const dumps = readdirSync(out).filter((file) => /\.\d+\.\d+$/.test(file) && !read.has(file));
+      for (const file of dumps) read.add(file);
+      return countedInstructions(dumps.map((file) => join(out, file)));
+    },
+    async stop(stopOptions) {
+      client.close();
+      await server.stop(stopOptions).finally(() => rmSync(out, { recursive: true, force: true }));
+    },
+  };
+}
+
 async function countAction(
   options: BenchOptions,
   quick: QuickOptions,
@@ -77,62 +156,35 @@ async function countAction(
   counts: { readonly warmup: number; readonly requests: number },
 ): Promise<InstructionCount> {
   const db = await prepareDatabase(database, 'ir');
-  const out = mkdtempSync(join(tmpdir(), 'authsvc-callgrind-'));
   try {
-    const spawned = performance.now();
-    const server = await startBenchServer(
-      { AUTHSVC_AUTHDB: db.authdb, AUTHSVC_WORKERS: '1', AUTHSVC_LOGLEVEL: 'warn', ...options.serverEnv },
-      {
-        nodeArgs: quick.nodeArgs,
-        ...(quick.script === undefined ? {} : { script: quick.script }),
-        wrapper: [
-          'valgrind',
-          '--quiet',
-          '--tool=callgrind',
-          '--instr-atstart=no',
-          '--trace-children=yes',
-          `--callgrind-out-file=${join(out, 'callgrind.%p')}`,
-        ],
-      },
+    const counted = await startCountedServer(
+      { AUTHSVC_AUTHDB: db.authdb, ...options.serverEnv },
+      { nodeArgs: quick.nodeArgs, ...(quick.script === undefined ? {} : { script: quick.script }) },
     );
-    const { call, client } = benchCaller(server.url, server.secret);
-    const control = (...args: string[]): void => {
-      execFileSync('callgrind_control', [...args, String(server.pid)], { stdio: 'ignore' });
-    };
     try {
-      const iteration = await prepare(action, call);
+      const iteration = await prepare(action, counted.call);
       say(`${database}: ${action}, ${counts.warmup} requests to warm up, then ${counts.requests} counted`);
-      const run = async (n: number): Promise<void> => {
-        for (let i = 0; i < n; i++) if (!(await iteration()).ok) throw new Error(`${action} failed`);
-      };
-      await run(counts.warmup);
+      await counted.run(iteration, counts.warmup);
       // The first purge runs a minute after the start, inside the counted window under valgrind's slowness
       // (it doubled the count once): wait until it has run, then warm up again for what it compiled.
-      const purgeDoneAt = spawned + FIRST_CLEANUP_AFTER_MS + PURGE_ALLOWANCE_MS;
+      const purgeDoneAt = counted.spawnedAt + FIRST_CLEANUP_AFTER_MS + PURGE_ALLOWANCE_MS;
       if (performance.now() < purgeDoneAt) {
         say(`${action}: waiting for the first purge to run before counting`);
         await sleep(purgeDoneAt - performance.now());
-        await run(Math.ceil(counts.warmup / 6));
+        await counted.run(iteration, Math.ceil(counts.warmup / 6));
       }
-      control('--zero');
-      control('--instr=on');
-      await run(counts.requests);
-      control('--instr=off');
-      control('--dump');
+      const { total, compiler } = await counted.count(iteration, counts.requests);
+      return {
+        database,
+        action,
+        requests: counts.requests,
+        instructions_per_request: Math.round(total / counts.requests),
+        compiler_per_request: Math.round(compiler / counts.requests),
+      };
     } finally {
-      client.close();
-      await server.stop();
+      await counted.stop();
     }
-    const counted = countedInstructions(out);
-    return {
-      database,
-      action,
-      requests: counts.requests,
-      instructions_per_request: Math.round(counted.total / counts.requests),
-      compiler_per_request: Math.round(counted.compiler / counts.requests),
-    };
   } finally {
-    rmSync(out, { recursive: true, force: true });
     await db.drop();
   }
 }

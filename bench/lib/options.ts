@@ -24,8 +24,15 @@ export interface BenchOptions {
   readonly fromSource: boolean;
   /** A quick measure of a few actions on one server (lib/quick.ts) instead of the whole run; null for the whole run. */
   readonly quick: QuickOptions | null;
-  /** `--scale N`: the users of the scale run (lib/scale.ts) instead of the whole run; null otherwise. */
-  readonly scale: number | null;
+  /** `--scale N`: the scale run (lib/scale.ts) instead of the whole run; null otherwise. */
+  readonly scale: ScaleOptions | null;
+}
+
+export interface ScaleOptions {
+  /** The users of the full database. */
+  readonly users: number;
+  /** `--instructions`: count each action's instructions under callgrind (this many requests) instead of load. */
+  readonly instructions: number | null;
 }
 
 export interface QuickOptions {
@@ -69,10 +76,14 @@ A quick run: a few actions on one server per database and worker count, no floor
   --instructions              count each request's CPU instructions under valgrind's callgrind instead of load:
                               repeatable within ~1 % on a noisy machine, for A/B with --server (minutes per action)
   --requests 300              with --instructions: requests counted per action, after 3,000 to warm up    [300]
-A scale run (--db picks the databases; one server process, 4 clients; ~10 minutes a database at a million):
-  --scale [N]                 each action's CPU per request and p99 on an empty database, then with N users
-                              (2N sessions, half expired; keys and refresh tokens at N/10), and the purge of
-                              the expired ones under load; writes <out>/scale-latest.{json,md}        [1000000]`;
+A scale run (--db picks the databases; 4 clients; ~12 minutes a database at a million):
+  --scale [N]                 each action's CPU per request and p99 on an empty database and on one of N users
+                              (2N sessions, half expired; keys and refresh tokens at N/10), a server on each,
+                              measured in turns; then the purge of the expired ones under load; writes
+                              <out>/scale-latest.{json,md}                                             [1000000]
+  --instructions              with --scale: count each action's instructions under callgrind on both databases
+                              (--requests each, after 2,000 to warm up) instead of load and the purge; writes
+                              <out>/scale-instructions.{json,md}`;
 
 const list = (text: string): string[] =>
   text
@@ -154,10 +165,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       values.server !== undefined ||
       values['node-arg'].length > 0 ||
       values.rounds !== '1' ||
-      values.instructions)
+      (values.instructions && values.scale === undefined))
   )
     throw new Error(
-      '--rounds, --wrk, --server, --node-arg and --instructions go with --quick, --hot-reads or --logins',
+      '--rounds, --wrk, --server, --node-arg and --instructions go with --quick, --hot-reads or --logins ' +
+        '(--instructions also with --scale)',
     );
   if (values.instructions && values.wrk) throw new Error('--instructions counts; --wrk measures load: choose one');
   const actions = quickActions ?? list(values.actions ?? BENCH_ACTIONS.join(','));
@@ -175,7 +187,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       throw new Error(`--set takes AUTHSVC_NAME=value or NODE_OPTIONS=…, not "${pair}"`);
     serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  const scale = values.scale === undefined ? null : (numbers('scale', values.scale)[0] ?? SCALE_DEFAULT);
+  const requests = values.instructions ? (numbers('requests', values.requests)[0] ?? 300) : null;
+  const scale =
+    values.scale === undefined
+      ? null
+      : { users: numbers('scale', values.scale)[0] ?? SCALE_DEFAULT, instructions: requests };
   if (scale !== null && quickActions !== null) throw new Error('--scale is a run of its own: no --quick with it');
   return {
     scale,
@@ -199,7 +215,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
             wrk: values.wrk,
             script: values.server,
             nodeArgs: values['node-arg'],
-            instructions: values.instructions ? (numbers('requests', values.requests)[0] ?? 300) : null,
+            instructions: requests,
           },
   };
 }

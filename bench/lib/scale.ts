@@ -1,21 +1,25 @@
 /**
  * `npm run bench -- --scale [N]` (docs/performance.md#a-million-users): on each database, every measured action's
- * server CPU per request and p99 on an empty database and then with N users (scale-data.ts) in the same run, and the
- * purge of the N expired sessions under load: its duration and the p99 of session-exists while it runs against
- * before it starts. One server process (`--workers 1`), 4 clients. Results go to <out>/scale-latest.{json,md}.
+ * server CPU per request and p99 on an empty database and on one of N users (scale-data.ts), two servers measured in
+ * turns in the same run, and the purge of the N expired sessions under load: its duration and the p99 of
+ * session-exists while it runs against before it starts. One server process each (`--workers 1`), 4 clients.
+ * Results go to <out>/scale-latest.{json,md}. With `--instructions`, the two servers run under callgrind and each
+ * action's instructions per request are counted instead (<out>/scale-instructions.{json,md}; no purge).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../../src/services/store/open-db.js';
 import { MAINTENANCE_LIMITS } from '../../src/services/store/db.js';
 import { parseDatabaseUrl } from '../../src/services/store/url.js';
 import { BENCH_ACTIONS, benchCaller, HASH_BOUND, prepare, timedCall } from './actions.js';
-import type { BenchAction, Iteration } from './actions.js';
+import type { BenchAction, BenchCall, Iteration } from './actions.js';
 import { prepareDatabase } from './databases.js';
 import type { BenchDatabase } from './databases.js';
 import { closedLoop } from './load.js';
 import { measurePoint } from './measure.js';
-import type { BenchOptions } from './options.js';
+import type { BenchOptions, ScaleOptions } from './options.js';
+import { startCountedServer } from './instructions.js';
+import type { Counted } from './instructions.js';
 import { startBenchServer } from './server.js';
 import type { BenchServer } from './server.js';
 import { extraInfoIndex, writeScaleData } from './scale-data.js';
@@ -26,8 +30,10 @@ const say = (line: string): void => {
 
 const CLIENTS = 4;
 const SECONDS = 4;
-/** Each action is measured this many times, interleaved; the least CPU per request is kept. */
-const ROUNDS = 2;
+/** Each action is measured this many times on each server, in turns; the least CPU per request is kept. */
+const ROUNDS = 3;
+/** Requests of each action on each server under callgrind before any is counted. */
+const SCALE_WARMUP = 2000;
 /** Windows of the purge's load, and how long to wait for the purge (it starts a minute after the server). */
 const WINDOW_SECONDS = 2;
 const PURGE_WAIT_SECONDS = 900;
@@ -65,20 +71,27 @@ interface PurgeFigures {
   readonly requests_during: number;
 }
 
+/** `--instructions`: instructions per request without V8's compilers, on the empty database and at scale. */
+interface InstructionRow {
+  readonly action: string;
+  readonly empty: number;
+  readonly full: number;
+}
+
 interface ScaleRun {
   readonly database: BenchDatabase;
   readonly users: number;
   readonly load_seconds: number;
   readonly rows: readonly ScaleRow[];
+  readonly instructions: readonly InstructionRow[];
   readonly purge: PurgeFigures | null;
 }
 
 const p99 = (sorted: readonly number[]): number =>
   Number((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0).toFixed(2));
 
-/** Every measured action's iteration on `server` (fixtures made through the protocol). */
-async function iterations(server: BenchServer, users: number): Promise<Array<readonly [string, Iteration]>> {
-  const { call } = benchCaller(server.url, server.secret);
+/** Every measured action's iteration on the server behind `call` (fixtures made through the protocol). */
+async function iterations(call: BenchCall, users: number): Promise<Array<readonly [string, Iteration]>> {
   const list: Array<readonly [string, Iteration]> = [];
   for (const action of HOT) list.push([action, await prepare(action, call)]);
   for (const [name, body] of lookups(users)) {
@@ -87,27 +100,82 @@ async function iterations(server: BenchServer, users: number): Promise<Array<rea
   return list;
 }
 
-/** Each iteration measured ROUNDS times, interleaved: the least CPU per request, the better p99. */
-async function costs(server: BenchServer, users: number): Promise<Map<string, Cost>> {
-  const list = await iterations(server, users);
-  const rounds = new Map<string, Cost[]>();
+/**
+ * Each iteration on both servers, ROUNDS times: the empty database's and the full one's measured one after the
+ * other, in turns (empty first in even rounds, full first in odd ones), so that the machine's drift over minutes
+ * falls on both. The least CPU per request of each side, and its better p99.
+ */
+async function costs(empty: BenchServer, full: BenchServer, users: number): Promise<ScaleRow[]> {
+  const sides = [empty, full] as const;
+  const lists = await Promise.all(
+    sides.map((server) => iterations(benchCaller(server.url, server.secret).call, users)),
+  );
+  const measured = new Map<string, [Cost[], Cost[]]>();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, iteration] of list) {
-      const point = await measurePoint(iteration, CLIENTS, SECONDS, 1, server.pid);
-      rounds.set(name, [
-        ...(rounds.get(name) ?? []),
-        { server_cpu_us: point.server_cpu_us, p99_ms: point.p99_ms, errors: point.errors },
-      ]);
-      say(`${name}: ${point.server_cpu_us} µs CPU, p99 ${point.p99_ms} ms, ${point.errors} errors`);
+    for (const [index, [name]] of (lists[0] ?? []).entries()) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const side of order) {
+        const iteration = lists[side]?.[index]?.[1];
+        const server = sides[side];
+        if (iteration === undefined || server === undefined) throw new Error(`bench: no iteration for ${name}`);
+        const point = await measurePoint(iteration, CLIENTS, SECONDS, 1, server.pid);
+        const costs = measured.get(name) ?? [[], []];
+        costs[side]?.push({ server_cpu_us: point.server_cpu_us, p99_ms: point.p99_ms, errors: point.errors });
+        measured.set(name, costs);
+        say(`${name}, ${side === 0 ? 'empty' : 'full'}: ${point.server_cpu_us} µs CPU, p99 ${point.p99_ms} ms`);
+      }
     }
   }
-  return new Map(
-    [...rounds].map(([name, measured]) => {
-      const cpu = Math.min(...measured.map((m) => m.server_cpu_us));
-      const p99s = measured.map((m) => m.p99_ms).sort((a, b) => a - b);
-      return [name, { server_cpu_us: cpu, p99_ms: p99s[0] ?? 0, errors: measured.reduce((s, m) => s + m.errors, 0) }];
-    }),
-  );
+  const best = (costs: readonly Cost[]): Cost => ({
+    server_cpu_us: Math.min(...costs.map((c) => c.server_cpu_us)),
+    p99_ms: Math.min(...costs.map((c) => c.p99_ms)),
+    errors: costs.reduce((sum, c) => sum + c.errors, 0),
+  });
+  return [...measured].map(([action, [emptyCosts, fullCosts]]) => ({
+    action,
+    empty: best(emptyCosts),
+    full: best(fullCosts),
+  }));
+}
+
+/**
+ * `--scale N --instructions`: each iteration's instructions per request on both servers under callgrind, each
+ * warmed up first. The two count at once, one on each core: callgrind counts its own process only.
+ */
+async function instructionCounts(
+  emptyEnv: Record<string, string>,
+  fullEnv: Record<string, string>,
+  reuse: { readonly basedir: string; readonly secret: string },
+  users: number,
+  requests: number,
+): Promise<InstructionRow[]> {
+  const sides = await Promise.all([startCountedServer(emptyEnv), startCountedServer(fullEnv, { reuse })]);
+  try {
+    const lists = await Promise.all(sides.map((side) => iterations(side.call, users)));
+    say(`warming up every action ${SCALE_WARMUP} times on each server under callgrind`);
+    await Promise.all(
+      sides.map(async (side, i) => {
+        for (const [, iteration] of lists[i] ?? []) await side.run(iteration, SCALE_WARMUP);
+      }),
+    );
+    const rows: InstructionRow[] = [];
+    for (const [index, [action]] of (lists[0] ?? []).entries()) {
+      const [empty, full] = await Promise.all(
+        sides.map((side, i) => {
+          const iteration = lists[i]?.[index]?.[1];
+          if (iteration === undefined) throw new Error(`bench: no iteration for ${action}`);
+          return side.count(iteration, requests);
+        }),
+      );
+      if (empty === undefined || full === undefined) throw new Error('bench: a side was not counted');
+      const perRequest = (counted: Counted): number => Math.round((counted.total - counted.compiler) / requests);
+      rows.push({ action, empty: perRequest(empty), full: perRequest(full) });
+      say(`${action}: ${perRequest(empty)} → ${perRequest(full)} instructions a request, without the compilers`);
+    }
+    return rows;
+  } finally {
+    await Promise.all(sides.map((side) => side.stop({ keepBasedir: true })));
+  }
 }
 
 /** A counter or gauge of the scrape, summed over its labels (0 when absent). */
@@ -154,20 +222,44 @@ async function purgeUnderLoad(server: BenchServer): Promise<PurgeFigures | null>
   };
 }
 
-async function scaleRun(database: BenchDatabase, users: number, options: BenchOptions): Promise<ScaleRun> {
-  const prepared = await prepareDatabase(database, 'scale');
-  const env = { ...options.serverEnv, AUTHSVC_AUTHDB: prepared.authdb, AUTHSVC_PURGEINTERVAL: '0' };
+async function scaleRun(database: BenchDatabase, scale: ScaleOptions, options: BenchOptions): Promise<ScaleRun> {
+  const { users } = scale;
+  const emptyDb = await prepareDatabase(database, 'scale_empty');
+  const fullDb = await prepareDatabase(database, 'scale_full');
+  const envOf = (authdb: string): Record<string, string> => ({
+    ...options.serverEnv,
+    AUTHSVC_AUTHDB: authdb,
+    AUTHSVC_PURGEINTERVAL: '0',
+  });
+  const dirs: string[] = [];
   try {
-    say(`${database}: empty database`);
-    let server = await startBenchServer(env);
-    const empty = await costs(server, users);
-    await server.stop({ keepBasedir: true });
-    const reuse = { basedir: server.basedir, secret: server.secret };
+    // Each database gets its schema and its seeded accounts from a first start of its own server.
+    const first = await Promise.all(
+      [emptyDb, fullDb].map((db) =>
+        startBenchServer(envOf(db.authdb)).then(async (server) => {
+          await server.stop({ keepBasedir: true });
+          dirs.push(server.basedir);
+          return { basedir: server.basedir, secret: server.secret };
+        }),
+      ),
+    );
+    const [emptyReuse, fullReuse] = first;
+    if (emptyReuse === undefined || fullReuse === undefined) throw new Error('bench: a server did not start');
 
+    // Both get the operator's extra_info index, so that the data is all that differs; the full one gets the data.
+    const opened = (authdb: string, basedir: string): ReturnType<typeof openDb> => {
+      const parsed = parseDatabaseUrl(authdb, basedir);
+      if (!parsed.ok) throw new Error(`bench: cannot open ${authdb}`);
+      return openDb(parsed.target, MAINTENANCE_LIMITS);
+    };
+    const emptyHandle = opened(emptyDb.authdb, emptyReuse.basedir);
+    try {
+      for (const statement of extraInfoIndex(emptyHandle.dialect)) await emptyHandle.knex.raw(statement);
+    } finally {
+      await emptyHandle.close();
+    }
     say(`${database}: writing ${users.toLocaleString('en')} users`);
-    const parsed = parseDatabaseUrl(prepared.authdb, server.basedir);
-    if (!parsed.ok) throw new Error(`bench: cannot open ${prepared.authdb}`);
-    const db = openDb(parsed.target, MAINTENANCE_LIMITS);
+    const db = opened(fullDb.authdb, fullReuse.basedir);
     const loadStarted = performance.now();
     try {
       await writeScaleData(db.knex, db.dialect, users, Date.now(), say);
@@ -176,33 +268,59 @@ async function scaleRun(database: BenchDatabase, users: number, options: BenchOp
       await db.close();
     }
     const loadSeconds = Math.round((performance.now() - loadStarted) / 1000);
-    say(`${database}: written in ${loadSeconds} s; measuring at scale`);
+    say(`${database}: written in ${loadSeconds} s`);
 
-    server = await startBenchServer(env, { reuse });
-    const full = await costs(server, users);
-    await server.stop({ keepBasedir: true });
+    if (scale.instructions !== null) {
+      const counts = await instructionCounts(
+        envOf(emptyDb.authdb),
+        envOf(fullDb.authdb),
+        fullReuse,
+        users,
+        scale.instructions,
+      );
+      return { database, users, load_seconds: loadSeconds, rows: [], instructions: counts, purge: null };
+    }
+
+    say(`${database}: measuring on the empty database and at scale, in turns`);
+    const servers = await Promise.all([
+      startBenchServer(envOf(emptyDb.authdb), { reuse: emptyReuse }),
+      startBenchServer(envOf(fullDb.authdb), { reuse: fullReuse }),
+    ]);
+    const rows = await costs(...servers, users).finally(() =>
+      Promise.all(servers.map((server) => server.stop({ keepBasedir: true }))),
+    );
 
     say(`${database}: the purge of ${users.toLocaleString('en')} expired sessions under load (it starts after 60 s)`);
-    server = await startBenchServer({ ...env, AUTHSVC_PURGEINTERVAL: '1', AUTHSVC_METRICS: '1' }, { reuse });
-    const purge = await purgeUnderLoad(server).finally(() => server.stop());
-    const rows = [...empty].map(([action, cost]) => ({
-      action,
-      empty: cost,
-      full: full.get(action) ?? { server_cpu_us: 0, p99_ms: 0, errors: -1 },
-    }));
-    return { database, users, load_seconds: loadSeconds, rows, purge };
+    const server = await startBenchServer(
+      { ...envOf(fullDb.authdb), AUTHSVC_PURGEINTERVAL: '1', AUTHSVC_METRICS: '1' },
+      { reuse: fullReuse },
+    );
+    const purge = await purgeUnderLoad(server).finally(() => server.stop({ keepBasedir: true }));
+    return { database, users, load_seconds: loadSeconds, rows, instructions: [], purge };
   } finally {
-    await prepared.drop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await Promise.all([emptyDb.drop(), fullDb.drop()]);
   }
 }
 
 function markdown(runs: readonly ScaleRun[]): string {
   const lines = ['# Scale', ''];
   for (const run of runs) {
+    const at = run.users.toLocaleString('en');
+    lines.push(`## ${run.database}: ${at} users (written in ${run.load_seconds} s)`, '');
+    if (run.instructions.length > 0) {
+      lines.push(
+        `| action | instructions/request, empty | at ${at} | ratio |`,
+        '|---|---:|---:|---:|',
+        ...run.instructions.map(
+          (row) => `| ${row.action} | ${row.empty} | ${row.full} | ${(row.full / row.empty).toFixed(3)} |`,
+        ),
+        '',
+      );
+      continue;
+    }
     lines.push(
-      `## ${run.database}: ${run.users.toLocaleString('en')} users (written in ${run.load_seconds} s)`,
-      '',
-      `| action | CPU µs/request, empty | at ${run.users.toLocaleString('en')} | ratio | p99 ms, empty | at scale | errors |`,
+      `| action | CPU µs/request, empty | at ${at} | ratio | p99 ms, empty | at scale | errors |`,
       '|---|---:|---:|---:|---:|---:|---:|',
     );
     for (const row of run.rows) {
@@ -216,7 +334,7 @@ function markdown(runs: readonly ScaleRun[]): string {
       '',
       purge === null
         ? 'The purge did not end within the wait.'
-        : `Purge of ${run.users.toLocaleString('en')} expired sessions and the expired keys: ${purge.duration_s} s. ` +
+        : `Purge of ${at} expired sessions and the expired keys: ${purge.duration_s} s. ` +
             `session-exists p99 before it ${purge.p99_before_ms} ms, during it ${purge.p99_during_ms} ms ` +
             `(max ${purge.max_during_ms} ms, ${purge.requests_during} requests).`,
       '',
@@ -225,13 +343,15 @@ function markdown(runs: readonly ScaleRun[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function runScale(options: BenchOptions, users: number): Promise<void> {
+export async function runScale(options: BenchOptions, scale: ScaleOptions): Promise<void> {
+  const name = scale.instructions === null ? 'scale-latest' : 'scale-instructions';
   const runs: ScaleRun[] = [];
+  mkdirSync(options.outDir, { recursive: true });
   for (const database of options.databases) {
-    runs.push(await scaleRun(database, users, options));
+    runs.push(await scaleRun(database, scale, options));
     // Written after each database: a run of an hour keeps what it has measured.
-    writeFileSync(join(options.outDir, 'scale-latest.json'), `${JSON.stringify(runs, null, 2)}\n`);
-    writeFileSync(join(options.outDir, 'scale-latest.md'), markdown(runs));
+    writeFileSync(join(options.outDir, `${name}.json`), `${JSON.stringify(runs, null, 2)}\n`);
+    writeFileSync(join(options.outDir, `${name}.md`), markdown(runs));
   }
   process.stdout.write(markdown(runs));
 }

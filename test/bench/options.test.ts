@@ -40,13 +40,19 @@ describe('npm run bench flags', () => {
 
   it('build a large database and measure against an empty one with --scale, a million users unless it says', () => {
     assert.equal(parsed([]).scale, null);
-    assert.equal(parsed(['--scale']).scale, 1_000_000);
-    assert.equal(parsed(['--scale', '--db', 'sqlite,pg']).scale, 1_000_000);
+    assert.deepEqual(parsed(['--scale']).scale, { users: 1_000_000, instructions: null });
+    assert.equal(parsed(['--scale', '--db', 'sqlite,pg']).scale?.users, 1_000_000);
     assert.deepEqual(parsed(['--scale', '--db', 'sqlite,pg']).databases, ['sqlite', 'pg']);
-    assert.equal(parsed(['--scale', '20000']).scale, 20_000);
-    assert.equal(parsed(['--scale=5000', '--db=mysql']).scale, 5000);
+    assert.equal(parsed(['--scale', '20000']).scale?.users, 20_000);
+    assert.equal(parsed(['--scale=5000', '--db=mysql']).scale?.users, 5000);
     assert.throws(() => parseOptions(['--scale=0']), /positive integers/);
     assert.throws(() => parseOptions(['--scale', '--hot-reads']), /a run of its own/);
+  });
+
+  it('count instructions at scale with --scale --instructions, 300 requests unless --requests says', () => {
+    assert.deepEqual(parsed(['--scale', '--instructions']).scale, { users: 1_000_000, instructions: 300 });
+    assert.deepEqual(parsed(['--scale=9', '--instructions', '--requests=20']).scale, { users: 9, instructions: 20 });
+    assert.equal(parsed(['--scale', '--instructions']).quick, null);
   });
 
   it('refuse flags that do not go together', () => {
