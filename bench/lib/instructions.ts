@@ -45,12 +45,19 @@ const say = (line: string): void => {
 const COMPILER = /compiler::|maglev::|Maglev|Turbofan|Parser|Scanner|BytecodeGenerator|Deoptimiz|Zone::/;
 
 /**
+ * V8's garbage collector: scavenges, marking, sweeping, compaction. A major collection is a lump of tens of
+ * millions of instructions that lands in one counted window and not in another.
+ */
+const GC = /Scaveng|MarkCompact|Marking|Sweeper|Evacuat|MinorMS|MinorMark|Heap::|GCTracer|RememberedSet|SlotSet/;
+
+/**
  * The instructions callgrind counted in `files` (one per process and dump), and those of them spent in V8's
- * compilers, read per function with callgrind_annotate.
+ * compilers and in its garbage collector, read per function with callgrind_annotate.
  */
 function countedInstructions(files: readonly string[]): Counted {
   let total = 0;
   let compiler = 0;
+  let gc = 0;
   for (const path of files) {
     total += Number(/^totals: (\d+)/m.exec(readFileSync(path, 'utf8'))?.[1] ?? 0);
     const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', path], {
@@ -64,15 +71,17 @@ function countedInstructions(files: readonly string[]): Counted {
       if (count === undefined || name === undefined || name === 'PROGRAM TOTALS' || seen.has(name)) continue;
       seen.add(name);
       if (COMPILER.test(name)) compiler += Number(count.replaceAll(',', ''));
+      else if (GC.test(name)) gc += Number(count.replaceAll(',', ''));
     }
   }
-  return { total, compiler };
+  return { total, compiler, gc };
 }
 
-/** Instructions counted in one window: all of them, and those of V8's compilers. */
+/** Instructions counted in one window: all of them, those of V8's compilers and those of its collector. */
 export interface Counted {
   readonly total: number;
   readonly compiler: number;
+  readonly gc: number;
 }
 
 /** A server under callgrind, instrumentation off but while `count` runs. */
@@ -132,13 +141,17 @@ export async function startCountedServer(
     async count(iteration, requests) {
       control('--zero');
       control('--instr=on');
-      await repeat(iteration, requests);
-      control('--instr=off');
-      control('--dump');
-      // The dumps this one made: `callgrind.<pid>.<n>`, one per process. `callgrind.<pid>` is the file each
-      // process writes when it exits (instrumentation off by then): it may be empty until it does.
-      const dumps = readdirSync(out).filter((file) => /\.\d+\.\d+$/.test(file) && !read.has(file));
-      for (const file of dumps) read.add(file);
+      let dumps: string[] = [];
+      try {
+        await repeat(iteration, requests);
+      } finally {
+        control('--instr=off');
+        control('--dump');
+        // The dumps this one made: `callgrind.<pid>.<n>`, one per process. `callgrind.<pid>` is the file each
+        // process writes when it exits (instrumentation off by then): it may be empty until it does.
+        dumps = readdirSync(out).filter((file) => /\.\d+\.\d+$/.test(file) && !read.has(file));
+        for (const file of dumps) read.add(file);
+      }
       return countedInstructions(dumps.map((file) => join(out, file)));
     },
     async stop(stopOptions) {

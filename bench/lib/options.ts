@@ -82,7 +82,7 @@ A scale run (--db picks the databases; 4 clients; ~12 minutes a database at a mi
                               measured in turns; then the purge of the expired ones under load; writes
                               <out>/scale-latest.{json,md}                                             [1000000]
   --instructions              with --scale: count each action's instructions under callgrind on both databases
-                              (--requests each, after 2,000 to warm up) instead of load and the purge; writes
+                              (--requests each, after 3,000 to warm up; a server per action) instead of load; writes
                               <out>/scale-instructions.{json,md}`;
 
 const list = (text: string): string[] =>
