@@ -111,8 +111,8 @@ describe('docs/operations/*.md examples', () => {
     const clone = join(dir, 'clone');
     const setup = await runSetup(join(clone, '.authsvc'), BLANK_ANSWERS, { force: false });
     assert.ok(setup.ok, JSON.stringify(setup));
-    // `npx authsvc` of a clone, run from the sources.
-    const authsvc = `${process.execPath} --import ${import.meta.resolve('tsx')} ${join(PKG_DIR, 'src', 'bin.ts')}`;
+    // `npx authsvc` of a clone: the package's bin, dist/bin.js (scripts/run-tests.mjs builds it first).
+    const authsvc = `${process.execPath} ${join(PKG_DIR, 'dist', 'bin.js')}`;
     const section = page('admin-commands.md');
     const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const lines = block.split('\n').filter((line) => line.trim() !== '');
