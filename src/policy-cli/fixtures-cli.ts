@@ -1,5 +1,5 @@
 /**
- * `npm run policy:test -- POLICY FIXTURE...`: runs decision tables against a policy. Prints every
+ * `npm run policy:test -- POLICY TABLE...`: runs decision tables against a policy. Prints every
  * failing case with the explanation of the decision taken; exit 0 when all pass, 1 when any fails,
  * 2 when the policy or a table cannot be read.
  */
