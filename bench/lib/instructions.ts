@@ -23,7 +23,7 @@ import type { BenchDatabase } from './databases.js';
 import type { BenchOptions, QuickOptions } from './options.js';
 import { table } from './report.js';
 import { startBenchServer } from './server.js';
-import type { BenchServer, BenchServerOptions } from './server.js';
+import type { BenchServerOptions } from './server.js';
 
 export interface InstructionCount {
   readonly database: BenchDatabase;
@@ -86,7 +86,6 @@ export interface Counted {
 
 /** A server under callgrind, instrumentation off but while `count` runs. */
 export interface CountedServer {
-  readonly server: BenchServer;
   readonly call: BenchCall;
   /** When the process was spawned (performance.now()). */
   readonly spawnedAt: number;
@@ -134,7 +133,6 @@ export async function startCountedServer(
   };
   const read = new Set<string>();
   return {
-    server,
     call,
     spawnedAt,
     run: repeat,

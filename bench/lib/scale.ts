@@ -125,7 +125,7 @@ async function costs(empty: BenchServer, full: BenchServer, users: number): Prom
   const lists = await Promise.all(
     sides.map((server) => iterations(benchCaller(server.url, server.secret).call, users)),
   );
-  const measured = new Map<string, [Cost[], Cost[]]>();
+  const byName = new Map<string, [Cost[], Cost[]]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, [name]] of (lists[0] ?? []).entries()) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
@@ -134,9 +134,9 @@ async function costs(empty: BenchServer, full: BenchServer, users: number): Prom
         const server = sides[side];
         if (iteration === undefined || server === undefined) throw new Error(`bench: no iteration for ${name}`);
         const point = await measurePoint(iteration, CLIENTS, SECONDS, 1, server.pid);
-        const costs = measured.get(name) ?? [[], []];
-        costs[side]?.push({ server_cpu_us: point.server_cpu_us, p99_ms: point.p99_ms, errors: point.errors });
-        measured.set(name, costs);
+        const sideCosts = byName.get(name) ?? [[], []];
+        sideCosts[side]?.push({ server_cpu_us: point.server_cpu_us, p99_ms: point.p99_ms, errors: point.errors });
+        byName.set(name, sideCosts);
         say(`${name}, ${side === 0 ? 'empty' : 'full'}: ${point.server_cpu_us} µs CPU, p99 ${point.p99_ms} ms`);
       }
     }
@@ -146,7 +146,7 @@ async function costs(empty: BenchServer, full: BenchServer, users: number): Prom
     p99_ms: Math.min(...costs.map((c) => c.p99_ms)),
     errors: costs.reduce((sum, c) => sum + c.errors, 0),
   });
-  return [...measured].map(([action, [emptyCosts, fullCosts]]) => ({
+  return [...byName].map(([action, [emptyCosts, fullCosts]]) => ({
     action,
     empty: best(emptyCosts),
     full: best(fullCosts),
@@ -163,7 +163,8 @@ interface Side {
  * `--scale N --instructions`: each action's instructions a request on the empty database and at scale, each on a
  * server of its own under callgrind, warmed up by that action alone, as `--quick … --instructions` does. Counting
  * every action on one server, one after another, did not repeat: a request of session-exists measured 487,000,
- * 592,000 and 828,000 instructions in three runs, as code shared by the actions was deoptimised and optimised again.
+ * 592,000 and 828,000 instructions in three runs (the collector's share stayed about 1 %; code the actions share being
+ * deoptimised and optimised again is the likely cause).
  * The two sides run at once, one on each core: callgrind counts its own process only.
  */
 async function instructionCounts(

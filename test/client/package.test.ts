@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { PKG_DIR } from '../../src/package-dir.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { npm, packInto as pack } from '../helpers/client-package.js';
+import { installClient, packInto as pack } from '../helpers/client-package.js';
 
 const CLIENT_DIR = join(PKG_DIR, 'src', 'client');
 const require = createRequire(import.meta.url);
@@ -36,11 +36,9 @@ let installedDir: string | undefined;
 function installed(): string {
   if (installedDir !== undefined) return installedDir;
   const dir = join(work, 'frontend');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{ "name": "frontend", "private": true, "type": "module" }\n');
   // The one dependency comes from this checkout's node_modules, so the install needs no registry.
   const typebox = pack(join(PKG_DIR, 'node_modules', '@sinclair', 'typebox'), work, '--ignore-scripts');
-  npm(['install', '--offline', tarball, typebox], dir);
+  installClient(dir, { client: tarball, typebox });
   // Alone: the client and its one dependency, nothing else.
   assert.deepEqual(readdirSync(join(dir, 'node_modules')).sort(), ['.package-lock.json', '@authsvc', '@sinclair']);
   installedDir = dir;
